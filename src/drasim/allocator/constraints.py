@@ -1,0 +1,151 @@
+"""Claim constraints: `matchAttribute` and `distinctAttribute`, with upstream's bookkeeping quirks."""
+
+from __future__ import annotations
+
+from drasim.api.resource import Device, DeviceAttribute
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> DeviceAttribute | None:
+    """A fully qualified `dom/id` finds `dom/id`, or the bare `id` when `dom` is the device's driver."""
+    attr = device.attributes.get(name)
+    if attr is not None:
+        return attr
+    domain, sep, ident = name.partition("/")
+    if not sep or domain != driver:
+        return None
+    return device.attributes.get(ident)
+
+
+def _scalar(attr: DeviceAttribute) -> tuple[str, object] | None:
+    """(type, value) for the scalar kinds a constraint can compare; None for anything else."""
+    if attr.string is not None:
+        return ("string", attr.string)
+    if attr.int_ is not None:
+        return ("int", attr.int_)
+    if attr.bool_ is not None:
+        return ("bool", attr.bool_)
+    if attr.version is not None:
+        # Semver strings are canonical, so string equality is semantic equality.
+        return ("version", attr.version)
+    return None
+
+
+def _as_set(attr: DeviceAttribute) -> tuple[str, frozenset[object]] | None:
+    """List-type-attributes view: every attribute is a typed set (a scalar is a one-element set)."""
+    for kind, scalar, many in (("string", attr.string, attr.strings), ("int", attr.int_, attr.ints),
+                               ("bool", attr.bool_, attr.bools), ("version", attr.version, attr.versions)):
+        if scalar is not None:
+            return (kind, frozenset([scalar]))
+        if many is not None:
+            return (kind, frozenset(many))
+    return None
+
+
+class Constraint:
+    """Base: which requests a constraint applies to (empty list = all requests of the claim)."""
+
+    def __init__(self, requests: list[str], attribute: str) -> None:
+        self.requests = frozenset(requests)
+        self.attribute = attribute
+
+    def applies(self, base: str, sub: str) -> bool:
+        if not self.requests:
+            return True
+        if not sub:
+            return base in self.requests
+        return base in self.requests or f"{base}/{sub}" in self.requests
+
+    def add(self, base: str, sub: str, device: Device, driver: str) -> bool:
+        raise NotImplementedError
+
+    def remove(self, base: str, sub: str, device: Device, driver: str) -> None:
+        raise NotImplementedError
+
+
+class MatchAttribute(Constraint):
+    """All affected devices carry the same value; only a count is kept (the first device fixes it)."""
+
+    def __init__(self, requests: list[str], attribute: str, list_types: bool) -> None:
+        super().__init__(requests, attribute)
+        self.list_types = list_types
+        self.reference: tuple[str, object] | None = None
+        self.count = 0
+
+    def add(self, base: str, sub: str, device: Device, driver: str) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(device, driver, self.attribute)
+        if attr is None:
+            return False
+        if self.list_types:
+            return self._add_set(attr)
+        value = _scalar(attr)
+        if self.count == 0:
+            # QUIRK: the first device is accepted whatever its value type (even a list).
+            self.reference = value if value is not None else ("?", id(attr))
+            self.count = 1
+            return True
+        if value is None or value != self.reference:
+            return False
+        self.count += 1
+        return True
+
+    def _add_set(self, attr: DeviceAttribute) -> bool:
+        value = _as_set(attr)
+        if value is None:
+            return False
+        if self.count == 0:
+            self.reference = value
+            self.count = 1
+            return True
+        ref = self.reference
+        assert ref is not None
+        kind, values = value
+        ref_kind, ref_values = ref  # type: ignore[misc]
+        common = values & ref_values  # type: ignore[operator]
+        if kind != ref_kind or not common:
+            return False
+        # QUIRK: the narrowed intersection is not restored on removal.
+        self.reference = (kind, common)
+        self.count += 1
+        return True
+
+    def remove(self, base: str, sub: str, device: Device, driver: str) -> None:
+        if not self.applies(base, sub):
+            return
+        self.count -= 1
+
+
+class DistinctAttribute(Constraint):
+    """Affected devices carry pairwise different values.
+
+    QUIRK: values are remembered per base request name, so only the last device of a request is
+    compared against, and removing one device of a request forgets the request's value.
+    """
+
+    def __init__(self, requests: list[str], attribute: str, list_types: bool) -> None:
+        super().__init__(requests, attribute)
+        self.list_types = list_types
+        self.values: dict[str, DeviceAttribute] = {}
+
+    def _conflicts(self, a: DeviceAttribute, b: DeviceAttribute) -> bool:
+        if self.list_types:
+            sa, sb = _as_set(a), _as_set(b)
+            return sa is not None and sb is not None and sa[0] == sb[0] and bool(sa[1] & sb[1])
+        return _scalar(a) is not None and _scalar(a) == _scalar(b)
+
+    def add(self, base: str, sub: str, device: Device, driver: str) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(device, driver, self.attribute)
+        if attr is None:
+            return False
+        if any(self._conflicts(attr, other) for other in self.values.values()):
+            return False
+        self.values[base] = attr
+        return True
+
+    def remove(self, base: str, sub: str, device: Device, driver: str) -> None:
+        if not self.applies(base, sub):
+            return
+        self.values.pop(base, None)

@@ -1,0 +1,639 @@
+"""The allocator proper: per-claim preparation, the depth-first search, and building the results.
+
+The search reproduces upstream's `allocateOne` step for step (see spec §4.7): claims in call
+order, requests in spec order, `firstAvailable` alternatives in list order, devices in
+(pool, slice, device) order combined by increasing position; the first complete solution wins.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+import msgspec
+
+from drasim.allocator import capacity as cap
+from drasim.allocator.celmatch import SelectorMemo
+from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
+from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
+from drasim.allocator.features import Features
+from drasim.allocator.pools import Pool, gather_pools
+from drasim.allocator.state import AllocatedState, DeviceID
+from drasim.api.core import Node
+from drasim.api.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from drasim.api.nodeaffinity import NodeSelectorError, node_matches
+from drasim.api.quantity import Quantity
+from drasim.api.resource import (
+    AllocationResult,
+    Device,
+    DeviceAllocationConfiguration,
+    DeviceAllocationResult,
+    DeviceClass,
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    DeviceSubRequest,
+    DeviceTaint,
+    DeviceToleration,
+    ExactDeviceRequest,
+    ResourceClaim,
+    ResourceSlice,
+)
+from drasim.cel import CelCompileError, CelRuntimeError
+
+MAX_RESULTS = 32  # AllocationResultsMaxSize
+MAX_SUBREQUESTS = 8  # FirstAvailableDeviceRequestMaxSize
+
+
+class _MaxExceeded(Exception):
+    """Upstream's errAllocationResultMaxSizeExceeded: unwinds to the nearest firstAvailable."""
+
+
+@dataclass
+class AllocateStats:
+    """What the last `allocate` call did; `steps` equals upstream's NumAllocateOneInvocations."""
+
+    steps: int = 0
+
+
+def claim_ref(claim: ResourceClaim) -> str:
+    """How upstream names a claim in errors: `namespace/name`, or `name` when the namespace is empty."""
+    ns = claim.metadata.namespace
+    return f"{ns}/{claim.metadata.name}" if ns else claim.metadata.name
+
+
+def tolerates(tol: DeviceToleration, taint: DeviceTaint) -> bool:
+    """Upstream `ToleratesTaint` (spec §4.12)."""
+    if tol.effect and tol.effect != taint.effect:
+        return False
+    if tol.key and tol.key != taint.key:
+        return False
+    if tol.operator == "Exists":
+        return True
+    if tol.operator in (None, "", "Equal"):
+        return (tol.value or "") == (taint.value or "")
+    return False
+
+
+def taint_blocks(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
+    """Whether an un-tolerated NoSchedule/NoExecute taint prevents allocating the device."""
+    for taint in device.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and not any(
+                tolerates(t, taint) for t in tolerations):
+            return True
+    return False
+
+
+class _Cand:
+    """A device at a fixed position of the node's search order."""
+
+    __slots__ = ("device", "id", "pool", "slice")
+
+    def __init__(self, dev_id: DeviceID, device: Device, slc: ResourceSlice, pool: Pool) -> None:
+        self.id = dev_id
+        self.device = device
+        self.slice = slc
+        self.pool = pool
+
+
+class _Req:
+    """Upstream `requestData`: one request without subrequests, or one subrequest."""
+
+    __slots__ = ("admin", "all_devices", "base", "capacity", "cls", "mode", "name", "num", "parent",
+                 "request", "selected", "selectors", "sub", "tolerations")
+
+    def __init__(self, request: ExactDeviceRequest | DeviceSubRequest, parent: DeviceRequest | None,
+                 base: str, sub: str) -> None:
+        self.request = request
+        self.parent = parent
+        self.base = base
+        self.sub = sub
+        self.name = f"{base}/{sub}" if sub else base
+        self.admin = bool(getattr(request, "admin_access", None))
+        self.tolerations = request.tolerations
+        self.capacity = request.capacity.requests if request.capacity is not None else None
+        self.selectors: list[DeviceSelector] = request.selectors
+        self.cls: DeviceClass | None = None
+        self.mode = request.allocation_mode or ""
+        self.num = 0
+        self.all_devices: list[_Cand] | None = None
+        self.selected = 0
+
+
+@dataclass
+class _Result:
+    req: _Req
+    cand: _Cand
+    share_id: str | None
+    consumed: dict[str, Quantity] | None
+
+
+def _uuid_counter() -> Callable[[], str]:
+    counter = itertools.count(1)
+    return lambda: f"00000000-0000-4000-8000-{next(counter):012x}"
+
+
+class Allocator:
+    """Upstream `NewAllocator` + `Allocate`: one instance per scheduling cycle (fixed in-use state).
+
+    `classes` maps class names to DeviceClasses. `memo` carries CEL results across calls for as
+    long as the slices do not change. `max_steps` is a deterministic deadline: past it a call
+    fails with `filter operation aborted: ...` as upstream does when its filter timeout expires.
+    """
+
+    def __init__(self, features: Features, state: AllocatedState, classes: Mapping[str, DeviceClass],
+                 slices: Sequence[ResourceSlice], memo: SelectorMemo | None = None, *,
+                 max_steps: int | None = None, new_share_id: Callable[[], str] | None = None) -> None:
+        self.features = features
+        self.state = state
+        self.classes = classes
+        self.slices = list(slices)
+        self.memo = memo if memo is not None else SelectorMemo()
+        self.max_steps = max_steps
+        self.new_share_id = new_share_id or _uuid_counter()
+        self.stats = AllocateStats()
+        self._by_node: dict[str, list[ResourceSlice]] = {}
+        self._unbound: list[ResourceSlice] = []
+        self._by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
+        for slc in self.slices:
+            if slc.spec.node_name:
+                self._by_node.setdefault(slc.spec.node_name, []).append(slc)
+            else:
+                self._unbound.append(slc)
+            self._by_pool.setdefault((slc.spec.driver, slc.spec.pool.name), []).append(slc)
+        # QUIRK: cached by pool name only, shared by every Allocate call of this allocator.
+        self._available: dict[str, dict[str, dict[str, Quantity]]] = {}
+
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
+        """One AllocationResult per claim, None when the claims do not fit on this node.
+
+        Raises AllocationError (upstream's fatal errors) or NodeLocalError.
+        """
+        self.stats = AllocateStats()
+        candidates = self._by_node.get(node.metadata.name, []) + self._unbound
+        pools = gather_pools(candidates, node, self.features, self._by_pool)
+        return _Run(self, node, list(claims), pools).run()
+
+    def available_counters(self, pool: Pool) -> dict[str, dict[str, Quantity]]:
+        """Counters of the pool minus what allocated devices (on any node) consume."""
+        found = self._available.get(pool.name)
+        if found is not None:
+            return found
+        avail = {cs.name: {n: c.value for n, c in cs.counters.items()} for cs in pool.counter_sets.values()}
+        for slc in pool.slices + pool.other_slices:
+            for dev in slc.spec.devices:
+                if not dev.consumes_counters:
+                    continue
+                if not self.state.is_allocated(DeviceID(slc.spec.driver, slc.spec.pool.name, dev.name)):
+                    continue
+                for consumption in dev.consumes_counters:
+                    counters = avail.get(consumption.counter_set)
+                    if counters is None:
+                        continue
+                    for name, c in consumption.counters.items():
+                        if name in counters:
+                            counters[name] = counters[name] - c.value
+        self._available[pool.name] = avail
+        return avail
+
+
+class _Run:
+    """The state of one Allocate call (upstream's lower-case `allocator`)."""
+
+    def __init__(self, alloc: Allocator, node: Node, claims: list[ResourceClaim], pools: list[Pool]) -> None:
+        self.a = alloc
+        self.f = alloc.features
+        self.node = node
+        self.claims = claims
+        self.pools = pools
+        self.requests: dict[tuple[int, int, int], _Req] = {}
+        self.constraints: list[list[Constraint]] = []
+        self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.allocating_capacity: dict[DeviceID, dict[str, Quantity]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, Quantity]]] = {}
+        self.results: list[list[_Result]] = [[] for _ in claims]
+        self.cands: list[_Cand] = []
+        for pool in pools:
+            if pool.incomplete or pool.invalid:
+                continue
+            for slc in pool.slices:
+                for dev in slc.spec.devices:
+                    self.cands.append(_Cand(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool))
+
+    # --- preparation ------------------------------------------------------------------------
+
+    def run(self) -> list[AllocationResult] | None:
+        for ci, claim in enumerate(self.claims):
+            self._prepare_claim(ci, claim)
+        try:
+            done = self._step(0, 0, 0, 0, False, 0)
+        except _MaxExceeded:
+            done = False
+        if not done:
+            for pool in self.pools:
+                if pool.invalid:
+                    raise NodeLocalError("invalid resource pools were encountered")
+            return None
+        return [self._build(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    def _prepare_claim(self, ci: int, claim: ResourceClaim) -> None:
+        ref = claim_ref(claim)
+        min_devices = 0
+        for ri, request in enumerate(claim.spec.devices.requests):
+            subs = request.first_available or []
+            if subs and not self.f.prioritized_list:
+                raise AllocationError(
+                    f"claim {ref}, request {request.name}: has subrequests, but the DRAPrioritizedList "
+                    "feature is disabled")
+            if not self.f.consumable_capacity:
+                if request.exactly is not None and request.exactly.capacity is not None:
+                    raise AllocationError(
+                        f"claim {ref}, request {request.name}: has capacity requests, but the "
+                        "DRAConsumableCapacity feature is disabled")
+                for sub in subs:
+                    if sub.capacity is not None:
+                        raise AllocationError(
+                            f"claim {ref}, subrequest {sub.name}: has capacity requests, but the "
+                            "DRAConsumableCapacity feature is disabled")
+            if subs:
+                fewest = None
+                for si, sub in enumerate(subs):
+                    data = self._prepare_request(ci, ri, si, claim, _Req(sub, request, request.name, sub.name))
+                    self.requests[(ci, ri, si)] = data
+                    fewest = data.num if fewest is None else min(fewest, data.num)
+                min_devices += fewest or 0
+            else:
+                exact = request.exactly if request.exactly is not None else ExactDeviceRequest()
+                data = self._prepare_request(ci, ri, 0, claim, _Req(exact, None, request.name, ""))
+                self.requests[(ci, ri, 0)] = data
+                min_devices += data.num
+        if min_devices > MAX_RESULTS:
+            raise AllocationError(
+                f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit of {MAX_RESULTS}")
+        constraints: list[Constraint] = []
+        list_types = self.f.list_type_attributes
+        for i, con in enumerate(claim.spec.devices.constraints):
+            if con.match_attribute is not None:
+                constraints.append(MatchAttribute(con.requests, con.match_attribute, list_types))
+            elif con.distinct_attribute is not None and self.f.variant() != "stable":
+                constraints.append(DistinctAttribute(con.requests, con.distinct_attribute, list_types))
+            else:
+                raise AllocationError(
+                    f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)")
+        self.constraints.append(constraints)
+
+    def _prepare_request(self, ci: int, ri: int, si: int, claim: ResourceClaim, data: _Req) -> _Req:
+        ref = claim_ref(claim)
+        for i, sel in enumerate(data.selectors):
+            if sel.cel is None:
+                raise AllocationError(f"claim {ref}, request {data.sub or data.base}, selector #{i}: "
+                                      "CEL expression empty (unsupported selector type?)")
+        name = data.sub or data.base
+        if not self.f.admin_access and getattr(data.request, "admin_access", None) is not None:
+            raise AllocationError(f"claim {ref}, request {name}: admin access is requested, but the feature "
+                                  "is disabled")
+        class_name = data.request.device_class_name
+        if not class_name:
+            raise AllocationError(f"claim {ref}, request {name}: missing device class name (unsupported "
+                                  "request type?)")
+        cls = self.a.classes.get(class_name)
+        if cls is None:
+            raise AllocationError(
+                f"claim {ref}, request {name}: could not retrieve device class {class_name}: "
+                f'deviceclass.resource.k8s.io "{class_name}" not found')
+        data.cls = cls
+        if data.mode == "ExactCount":
+            data.num = data.request.count or 0
+        elif data.mode == "All":
+            data.all_devices = []
+            for pool in self.pools:
+                if pool.incomplete:
+                    raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
+                                          f"pool {pool.pool_id} is currently being updated")
+                if pool.invalid:
+                    raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
+                                          f"pool {pool.pool_id} is currently invalid")
+                for slc in pool.slices:
+                    for dev in slc.spec.devices:
+                        cand = _Cand(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool)
+                        if not self._selectable((ci, ri, si), data, cand):
+                            continue
+                        if self.f.consumable_capacity and not self._capacity_fits(data, cand):
+                            continue
+                        data.all_devices.append(cand)
+            data.num = len(data.all_devices)
+        else:
+            raise AllocationError(f"claim {ref}, request {name}: unsupported count mode {data.mode}")
+        return data
+
+    # --- selection ----------------------------------------------------------------------------
+
+    def _selectable(self, key: tuple[int, int, int], data: _Req, cand: _Cand) -> bool:
+        dev = cand.device
+        if not self.f.device_binding_and_status and dev.binding_conditions:
+            return False
+        mkey = (cand.id, *key)
+        known = self.matches.get(mkey)
+        if known is not None:
+            return known
+        ok = True
+        cls = data.cls
+        if cls is not None:
+            ok = self._selectors_match(cand, cls.spec.selectors, f"class {cls.metadata.name}")
+        if ok:
+            ok = self._selectors_match(cand, data.selectors, f"claim {claim_ref(self.claims[key[0]])}")
+        if ok and cand.slice.spec.per_device_node_selection:
+            try:
+                ok = node_matches(self.node, dev.node_name, dev.all_nodes, dev.node_selector)
+            except NodeSelectorError as err:
+                raise AllocationError(f"failed to parse node selector: {err}") from None
+        self.matches[mkey] = ok
+        return ok
+
+    def _selectors_match(self, cand: _Cand, selectors: list[DeviceSelector], who: str) -> bool:
+        for i, sel in enumerate(selectors):
+            expression = sel.cel.expression if sel.cel is not None else ""
+            try:
+                outcome = self.a.memo.evaluate(expression, cand.id.driver, cand.device)
+            except CelCompileError as err:
+                raise AllocationError(f"{who}: selector #{i}: CEL compile error: {err.message}") from None
+            if isinstance(outcome, CelRuntimeError):
+                raise AllocationError(f"{who}: selector #{i}: CEL runtime error: {outcome.message}")
+            if not outcome:
+                return False
+        return True
+
+    def _capacity_fits(self, data: _Req, cand: _Cand) -> bool:
+        return cap.fits(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
+                        self.allocating_capacity.get(cand.id))
+
+    def _in_use(self, dev_id: DeviceID) -> bool:
+        return dev_id in self.a.state.devices or bool(self.allocating.get(dev_id))
+
+    # --- the search ---------------------------------------------------------------------------
+
+    def _step(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int) -> bool:
+        a = self.a
+        a.stats.steps += 1
+        if a.max_steps is not None and a.stats.steps > a.max_steps:
+            raise DeadlineExceeded("filter operation aborted: context deadline exceeded")
+        if ci >= len(self.claims):
+            return True
+        claim = self.claims[ci]
+        if ri >= len(claim.spec.devices.requests):
+            try:
+                return self._step(ci + 1, 0, 0, 0, False, 0)
+            except _MaxExceeded:
+                return False  # swallowed at the claim boundary
+        data = self.requests[(ci, ri, si)]
+        if data.parent is not None and not in_sub:
+            all_exceeded = True
+            for sub_index in range(len(data.parent.first_available or [])):
+                try:
+                    ok = self._step(ci, ri, sub_index, di, True, 0)
+                except _MaxExceeded:
+                    continue
+                all_exceeded = False
+                if ok:
+                    data.selected = sub_index
+                    return True
+            if all_exceeded:
+                raise _MaxExceeded
+            return False
+        if data.mode == "All" and not data.all_devices:
+            return False
+        if di >= data.num:
+            return self._step(ci, ri + 1, 0, 0, False, 0)
+        if len(self.results[ci]) + data.num - di > MAX_RESULTS:
+            raise _MaxExceeded
+        if data.mode == "All":
+            assert data.all_devices is not None
+            undo = self._try_add(ci, data, data.all_devices[di], must=True)
+            if undo is None:
+                return False
+            try:
+                ok = self._step(ci, ri, si, di + 1, in_sub, 0)
+            except BaseException:
+                undo()
+                raise
+            if not ok:
+                undo()
+            return ok
+        key = (ci, ri, si)
+        cands = self.cands
+        for pos in range(start, len(cands)):
+            cand = cands[pos]
+            dev_id = cand.id
+            if data.admin:
+                if ci in self.allocating.get(dev_id, ()):
+                    continue
+            elif self._in_use(dev_id):
+                continue
+            if not self._selectable(key, data, cand):
+                continue
+            if self.f.consumable_capacity and not self._capacity_fits(data, cand):
+                continue
+            undo = self._try_add(ci, data, cand, must=False)
+            if undo is None:
+                continue
+            try:
+                ok = self._step(ci, ri, si, di + 1, in_sub, pos + 1)
+            except BaseException:
+                undo()
+                raise
+            if ok:
+                return True
+            undo()
+        return False
+
+    def _try_add(self, ci: int, data: _Req, cand: _Cand, must: bool) -> Callable[[], None] | None:
+        """Upstream `allocateDevice`: None when the device cannot be used, else a rollback."""
+        f = self.f
+        dev, dev_id = cand.device, cand.id
+        multi = f.consumable_capacity and bool(dev.allow_multiple_allocations)
+        if not multi and data.admin and ci in self.allocating.get(dev_id, ()):
+            return None
+        if not data.admin and self._in_use(dev_id):
+            return None
+        if not f.partitionable_devices and dev.consumes_counters:
+            return None
+        capacity_in_use = dev_id in self.a.state.aggregated_capacity or dev_id in self.allocating_capacity
+        counters_taken = False
+        if dev.consumes_counters and not (multi and capacity_in_use):
+            if not self._take_counters(cand):
+                return None
+            counters_taken = True
+        if f.device_taints and taint_blocks(dev, data.tolerations):
+            # Fix for kubernetes/kubernetes#140436: release the counters reserved above.
+            if counters_taken:
+                self._release_counters(cand)
+            return None
+        constraints = self.constraints[ci]
+        for i, con in enumerate(constraints):
+            if not con.add(data.base, data.sub, dev, dev_id.driver):
+                if must:
+                    raise AllocationError(
+                        f"claim {claim_ref(self.claims[ci])}, request {data.sub or data.base}: cannot add "
+                        f"device {dev_id} because a claim constraint would not be satisfied")
+                for earlier in constraints[:i]:
+                    earlier.remove(data.base, data.sub, dev, dev_id.driver)
+                if counters_taken:
+                    self._release_counters(cand)  # the #140436 fix again
+                return None
+        self.allocating.setdefault(dev_id, set())
+        if not multi:
+            self.allocating[dev_id].add(ci)
+        consumed: dict[str, Quantity] | None = None
+        share_id = None
+        if f.consumable_capacity:
+            if not self._capacity_fits(data, cand):
+                # QUIRK: nothing above is rolled back on this path (upstream does the same).
+                return None
+            if multi:
+                consumed = cap.consumed_capacity(data.capacity, dev)
+                share_id = self.a.new_share_id()
+                cap.add_into(self.allocating_capacity.setdefault(dev_id, {}), consumed)
+        results = self.results[ci]
+        results.append(_Result(data, cand, share_id, consumed or None))
+        n = len(results) - 1
+
+        def undo() -> None:
+            for con in constraints:
+                con.remove(data.base, data.sub, dev, dev_id.driver)
+            self.allocating[dev_id].discard(ci)
+            if multi:
+                if consumed:
+                    tally = self.allocating_capacity[dev_id]
+                    cap.add_into(tally, consumed, -1)
+                    if all(q.is_zero() for q in tally.values()):
+                        del self.allocating_capacity[dev_id]
+            elif f.partitionable_devices and dev.consumes_counters:
+                # QUIRK: counters of a multi-allocatable device are not released on backtracking.
+                self._release_counters(cand)
+            del results[n:]
+
+        return undo
+
+    def _take_counters(self, cand: _Cand) -> bool:
+        pool = cand.pool
+        available = self.a.available_counters(pool)
+        consumed = self.consumed_counters.setdefault(pool.name, {})
+        for consumption in cand.device.consumes_counters:
+            cs = consumed.setdefault(consumption.counter_set, {})
+            cap.add_into(cs, {n: c.value for n, c in consumption.counters.items()})
+        for set_name, counters in available.items():
+            used = consumed.get(set_name, {})
+            for name, value in counters.items():
+                if name in used and value < used[name]:
+                    self._release_counters(cand)
+                    return False
+                if name not in used and value.sign() < 0:
+                    self._release_counters(cand)
+                    return False
+        return True
+
+    def _release_counters(self, cand: _Cand) -> None:
+        consumed = self.consumed_counters.get(cand.pool.name, {})
+        for consumption in cand.device.consumes_counters:
+            cs = consumed.setdefault(consumption.counter_set, {})
+            cap.add_into(cs, {n: c.value for n, c in consumption.counters.items()}, -1)
+
+    # --- results ------------------------------------------------------------------------------
+
+    def _build(self, ci: int, claim: ResourceClaim) -> AllocationResult:
+        f = self.f
+        out: list[DeviceRequestAllocationResult] = []
+        for r in self.results[ci]:
+            dev = r.cand.device
+            item = DeviceRequestAllocationResult(
+                request=r.req.name, driver=r.cand.id.driver, pool=r.cand.id.pool, device=r.cand.id.device,
+                admin_access=True if r.req.admin else None,
+                tolerations=[msgspec.structs.replace(t) for t in r.req.tolerations],
+                share_id=r.share_id,
+                consumed_capacity=dict(r.consumed) if r.consumed else None,
+            )
+            if f.device_binding_and_status:
+                item.binding_conditions = list(dev.binding_conditions)
+                item.binding_failure_conditions = list(dev.binding_failure_conditions)
+            out.append(item)
+        return AllocationResult(
+            devices=DeviceAllocationResult(results=out, config=self._configs(ci, claim)),
+            node_selector=self._node_selector(self.results[ci]),
+        )
+
+    def _chosen(self, ci: int, ri: int) -> _Req:
+        data = self.requests[(ci, ri, 0)]
+        if data.parent is not None:
+            data = self.requests[(ci, ri, data.selected)]
+        return data
+
+    def _configs(self, ci: int, claim: ResourceClaim) -> list[DeviceAllocationConfiguration]:
+        configs: list[DeviceAllocationConfiguration] = []
+        class_ranges: dict[str, tuple[int, int]] = {}
+        for ri in range(len(claim.spec.devices.requests)):
+            data = self._chosen(ci, ri)
+            cls = data.cls
+            if cls is None:
+                continue
+            span = class_ranges.get(cls.metadata.name)
+            if span is not None:
+                for i in range(*span):
+                    configs[i].requests.append(data.name)
+                continue
+            first = len(configs)
+            for cfg in cls.spec.config:
+                configs.append(DeviceAllocationConfiguration(source="FromClass", requests=[data.name],
+                                                             opaque=cfg.opaque))
+            class_ranges[cls.metadata.name] = (first, len(configs))
+        requests = claim.spec.devices.requests
+        for cfg in claim.spec.devices.config:
+            if not cfg.requests:
+                configs.append(DeviceAllocationConfiguration(source="FromClaim", requests=[], opaque=cfg.opaque))
+                continue
+            for ri, request in enumerate(requests):
+                if request.name in cfg.requests:
+                    configs.append(DeviceAllocationConfiguration(
+                        source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
+                    continue
+                data = self.requests[(ci, ri, 0)]
+                if data.parent is None:
+                    continue
+                if self._chosen(ci, ri).name in cfg.requests:
+                    configs.append(DeviceAllocationConfiguration(
+                        source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
+        return configs
+
+    def _node_selector(self, results: list[_Result]) -> NodeSelector | None:
+        fields: list[NodeSelectorRequirement] = []
+        exprs: list[NodeSelectorRequirement] = []
+        for r in results:
+            slc, dev = r.cand.slice, r.cand.device
+            if slc.spec.per_device_node_selection:
+                node_name, selector = dev.node_name, dev.node_selector
+            else:
+                node_name, selector = slc.spec.node_name, slc.spec.node_selector
+            if node_name is not None or dev.binds_to_node:
+                return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
+                    NodeSelectorRequirement(key="metadata.name", operator="In",
+                                            values=[self.node.metadata.name])])])
+            if selector is not None:
+                terms = selector.node_selector_terms
+                if len(terms) > 1:
+                    raise AllocationError(f"create NodeSelector for claim {r.req.base}: unsupported "
+                                          f"ResourceSlice.NodeSelector with {len(terms)} terms")
+                if terms:
+                    _add_new(terms[0].match_fields, fields)
+                    _add_new(terms[0].match_expressions, exprs)
+        if fields or exprs:
+            return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_expressions=exprs,
+                                                                      match_fields=fields)])
+        return None
+
+
+def _add_new(src: list[NodeSelectorRequirement], dst: list[NodeSelectorRequirement]) -> None:
+    for req in src:
+        values = set(req.values)
+        if not any(d.key == req.key and d.operator == req.operator and set(d.values) == values for d in dst):
+            dst.append(msgspec.structs.replace(req, values=list(req.values)))
+

@@ -1,0 +1,205 @@
+"""core/v1, apps/v1 and batch/v1 objects, reduced to the fields DRA scheduling touches."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+
+from drasim.api.meta import Condition, Lenient, NodeSelector, NodeSelectorTerm, ObjectMeta
+from drasim.api.quantity import Quantity
+
+# Real clusters fill Nodes and Pods with fields drasim does not model: these structs are Lenient.
+
+
+class Taint(Lenient):
+    key: str = ""
+    value: str | None = None
+    effect: str = ""
+    time_added: str | None = None
+
+
+class Toleration(Lenient):
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+class NodeSpec(Lenient):
+    unschedulable: bool | None = None
+    taints: list[Taint] = []
+
+
+class NodeStatus(Lenient):
+    capacity: dict[str, Quantity] = {}
+    allocatable: dict[str, Quantity] = {}
+
+
+class Node(Lenient):
+    KIND: ClassVar[str] = "Node"
+    NAMESPACED: ClassVar[bool] = False
+    api_version: str = "v1"
+    kind: str = "Node"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: NodeSpec = msgspec.field(default_factory=NodeSpec)
+    status: NodeStatus = msgspec.field(default_factory=NodeStatus)
+
+
+class Namespace(Lenient):
+    KIND: ClassVar[str] = "Namespace"
+    NAMESPACED: ClassVar[bool] = False
+    api_version: str = "v1"
+    kind: str = "Namespace"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+
+
+class ResourceClaimRef(Lenient):
+    """An entry of `containers[].resources.claims`."""
+
+    name: str = ""
+    request: str | None = None
+
+
+class ResourceRequirements(Lenient):
+    requests: dict[str, Quantity] = {}
+    limits: dict[str, Quantity] = {}
+    claims: list[ResourceClaimRef] = []
+
+
+class Container(Lenient):
+    name: str = ""
+    image: str | None = None
+    resources: ResourceRequirements = msgspec.field(default_factory=ResourceRequirements)
+    restart_policy: str | None = None
+
+
+class PodResourceClaim(Lenient):
+    name: str = ""
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PreferredSchedulingTerm(Lenient):
+    weight: int = 0
+    preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
+
+
+class NodeAffinity(Lenient):
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = []
+
+
+class Affinity(Lenient):
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: Any = None
+    pod_anti_affinity: Any = None
+
+
+class TopologySpreadConstraint(Lenient):
+    max_skew: int = 1
+    topology_key: str = ""
+    when_unsatisfiable: str = "DoNotSchedule"
+    label_selector: Any = None
+
+
+class PodSpec(Lenient):
+    node_name: str | None = None
+    node_selector: dict[str, str] = {}
+    affinity: Affinity | None = None
+    tolerations: list[Toleration] = []
+    priority: int | None = None
+    priority_class_name: str | None = None
+    scheduler_name: str | None = None
+    resource_claims: list[PodResourceClaim] = []
+    containers: list[Container] = []
+    init_containers: list[Container] = []
+    overhead: dict[str, Quantity] = {}
+    topology_spread_constraints: list[TopologySpreadConstraint] = []
+
+
+class PodResourceClaimStatus(Lenient):
+    name: str = ""
+    resource_claim_name: str | None = None
+
+
+class ContainerExtendedResourceRequest(Lenient):
+    container_name: str = ""
+    resource_name: str = ""
+    request_name: str = ""
+
+
+class PodExtendedResourceClaimStatus(Lenient):
+    resource_claim_name: str = ""
+    request_mappings: list[ContainerExtendedResourceRequest] = []
+
+
+class PodStatus(Lenient):
+    phase: str | None = None
+    conditions: list[Condition] = []
+    nominated_node_name: str | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] = []
+    extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
+
+
+class Pod(Lenient):
+    KIND: ClassVar[str] = "Pod"
+    NAMESPACED: ClassVar[bool] = True
+    api_version: str = "v1"
+    kind: str = "Pod"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+    status: PodStatus | None = None
+
+
+class PodTemplateSpec(Lenient):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+
+
+class WorkloadSpec(Lenient):
+    """The spec fields shared by Deployment, ReplicaSet, StatefulSet and Job that drasim reads."""
+
+    replicas: int | None = None
+    parallelism: int | None = None
+    completions: int | None = None
+    selector: Any = None
+    service_name: str | None = None
+    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+
+
+class Deployment(Lenient):
+    KIND: ClassVar[str] = "Deployment"
+    NAMESPACED: ClassVar[bool] = True
+    api_version: str = "apps/v1"
+    kind: str = "Deployment"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+
+
+class ReplicaSet(Lenient):
+    KIND: ClassVar[str] = "ReplicaSet"
+    NAMESPACED: ClassVar[bool] = True
+    api_version: str = "apps/v1"
+    kind: str = "ReplicaSet"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+
+
+class StatefulSet(Lenient):
+    KIND: ClassVar[str] = "StatefulSet"
+    NAMESPACED: ClassVar[bool] = True
+    api_version: str = "apps/v1"
+    kind: str = "StatefulSet"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+
+
+class Job(Lenient):
+    KIND: ClassVar[str] = "Job"
+    NAMESPACED: ClassVar[bool] = True
+    api_version: str = "batch/v1"
+    kind: str = "Job"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)

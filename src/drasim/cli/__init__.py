@@ -1,0 +1,1 @@
+"""The `drasim` / `kubectl-dra` command line: click commands, one module per command."""

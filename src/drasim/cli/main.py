@@ -1,0 +1,64 @@
+"""Entry point: the `drasim` click group; each subcommand lives in its own module."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from drasim import DEFAULT_KUBERNETES_VERSION, __version__
+from drasim.errors import DrasimError
+
+# name -> "module:attribute"; imported lazily so `drasim --version` stays fast.
+SUBCOMMANDS: dict[str, str] = {
+    "allocate": "drasim.cli.allocate:allocate",
+    "validate": "drasim.cli.validate:validate",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a subcommand's module only when it is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = SUBCOMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attr = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    __version__, "--version", prog_name="drasim",
+    message=f"%(prog)s %(version)s (default Kubernetes profile {DEFAULT_KUBERNETES_VERSION})",
+)
+def cli() -> None:
+    """Simulate Kubernetes Dynamic Resource Allocation before anything touches a cluster."""
+
+
+def main() -> None:
+    """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted!", err=True)
+        sys.exit(1)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except click.exceptions.Exit as err:
+        sys.exit(err.exit_code)
+    except DrasimError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(err.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

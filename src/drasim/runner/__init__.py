@@ -1,0 +1,1 @@
+"""Running scenario files: allocator calls with the in-use bookkeeping the conformance vectors expect."""
