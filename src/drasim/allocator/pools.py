@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from drasim.allocator.errors import AllocationError
 from drasim.allocator.features import Features
@@ -26,6 +27,10 @@ class Pool:
     invalid: bool = False
     invalid_reason: str = ""
     binding_conditions: bool = False
+    # Filled in by the slice cache: exact counter totals per set, and every device of the pool's
+    # current generation that consumes counters (with its consumption).
+    counter_totals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    consumers: list[tuple[Any, Any]] = field(default_factory=list)
 
     @property
     def pool_id(self) -> str:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import msgspec
 
 from drasim.allocator import capacity as cap
-from drasim.allocator.celmatch import SelectorMemo
+from drasim.allocator.cache import Candidate, Number, SliceCache
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
 from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
 from drasim.allocator.features import Features
-from drasim.allocator.pools import Pool, gather_pools
+from drasim.allocator.pools import Pool
 from drasim.allocator.state import AllocatedState, DeviceID
 from drasim.api.core import Node
 from drasim.api.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
@@ -84,18 +84,6 @@ def taint_blocks(device: Device, tolerations: Sequence[DeviceToleration]) -> boo
     return False
 
 
-class _Cand:
-    """A device at a fixed position of the node's search order."""
-
-    __slots__ = ("device", "id", "pool", "slice")
-
-    def __init__(self, dev_id: DeviceID, device: Device, slc: ResourceSlice, pool: Pool) -> None:
-        self.id = dev_id
-        self.device = device
-        self.slice = slc
-        self.pool = pool
-
-
 class _Req:
     """Upstream `requestData`: one request without subrequests, or one subrequest."""
 
@@ -116,14 +104,14 @@ class _Req:
         self.cls: DeviceClass | None = None
         self.mode = request.allocation_mode or ""
         self.num = 0
-        self.all_devices: list[_Cand] | None = None
+        self.all_devices: list[Candidate] | None = None
         self.selected = 0
 
 
 @dataclass
 class _Result:
     req: _Req
-    cand: _Cand
+    cand: Candidate
     share_id: str | None
     consumed: dict[str, Quantity] | None
 
@@ -142,27 +130,22 @@ class Allocator:
     """
 
     def __init__(self, features: Features, state: AllocatedState, classes: Mapping[str, DeviceClass],
-                 slices: Sequence[ResourceSlice], memo: SelectorMemo | None = None, *,
-                 max_steps: int | None = None, new_share_id: Callable[[], str] | None = None) -> None:
+                 slices: Sequence[ResourceSlice] | SliceCache, *, max_steps: int | None = None,
+                 new_share_id: Callable[[], str] | None = None, variant: str | None = None) -> None:
         self.features = features
         self.state = state
         self.classes = classes
-        self.slices = list(slices)
-        self.memo = memo if memo is not None else SelectorMemo()
+        self.cache = slices if isinstance(slices, SliceCache) else SliceCache(slices)
+        self.memo = self.cache.memo
         self.max_steps = max_steps
         self.new_share_id = new_share_id or _uuid_counter()
+        # Which upstream implementation to mimic (stable lacks distinctAttribute); default: as upstream picks.
+        self.variant = variant or features.variant()
         self.stats = AllocateStats()
-        self._by_node: dict[str, list[ResourceSlice]] = {}
-        self._unbound: list[ResourceSlice] = []
-        self._by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
-        for slc in self.slices:
-            if slc.spec.node_name:
-                self._by_node.setdefault(slc.spec.node_name, []).append(slc)
-            else:
-                self._unbound.append(slc)
-            self._by_pool.setdefault((slc.spec.driver, slc.spec.pool.name), []).append(slc)
+        # Devices holding counters: exclusively allocated, shared, or with consumed capacity.
+        self._in_use_any = set(state.devices) | {d for d, _ in state.shared} | set(state.aggregated_capacity)
         # QUIRK: cached by pool name only, shared by every Allocate call of this allocator.
-        self._available: dict[str, dict[str, dict[str, Quantity]]] = {}
+        self._available: dict[str, dict[str, dict[str, Number]]] = {}
 
     def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
         """One AllocationResult per claim, None when the claims do not fit on this node.
@@ -170,29 +153,25 @@ class Allocator:
         Raises AllocationError (upstream's fatal errors) or NodeLocalError.
         """
         self.stats = AllocateStats()
-        candidates = self._by_node.get(node.metadata.name, []) + self._unbound
-        pools = gather_pools(candidates, node, self.features, self._by_pool)
-        return _Run(self, node, list(claims), pools).run()
+        view = self.cache.view(node, self.features)
+        return _Run(self, node, list(claims), view.pools, view.candidates).run()
 
-    def available_counters(self, pool: Pool) -> dict[str, dict[str, Quantity]]:
+    def available_counters(self, pool: Pool) -> dict[str, dict[str, Number]]:
         """Counters of the pool minus what allocated devices (on any node) consume."""
         found = self._available.get(pool.name)
         if found is not None:
             return found
-        avail = {cs.name: {n: c.value for n, c in cs.counters.items()} for cs in pool.counter_sets.values()}
-        for slc in pool.slices + pool.other_slices:
-            for dev in slc.spec.devices:
-                if not dev.consumes_counters:
+        avail = {name: dict(counters) for name, counters in pool.counter_totals.items()}
+        for dev_id, consumption in pool.consumers:
+            if dev_id not in self._in_use_any:
+                continue
+            for set_name, counters in consumption:
+                have = avail.get(set_name)
+                if have is None:
                     continue
-                if not self.state.is_allocated(DeviceID(slc.spec.driver, slc.spec.pool.name, dev.name)):
-                    continue
-                for consumption in dev.consumes_counters:
-                    counters = avail.get(consumption.counter_set)
-                    if counters is None:
-                        continue
-                    for name, c in consumption.counters.items():
-                        if name in counters:
-                            counters[name] = counters[name] - c.value
+                for name, amount in counters:
+                    if name in have:
+                        have[name] -= amount
         self._available[pool.name] = avail
         return avail
 
@@ -200,7 +179,8 @@ class Allocator:
 class _Run:
     """The state of one Allocate call (upstream's lower-case `allocator`)."""
 
-    def __init__(self, alloc: Allocator, node: Node, claims: list[ResourceClaim], pools: list[Pool]) -> None:
+    def __init__(self, alloc: Allocator, node: Node, claims: list[ResourceClaim], pools: list[Pool],
+                 candidates: list[Candidate]) -> None:
         self.a = alloc
         self.f = alloc.features
         self.node = node
@@ -211,15 +191,9 @@ class _Run:
         self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Quantity]] = {}
-        self.consumed_counters: dict[str, dict[str, dict[str, Quantity]]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, Number]]] = {}
         self.results: list[list[_Result]] = [[] for _ in claims]
-        self.cands: list[_Cand] = []
-        for pool in pools:
-            if pool.incomplete or pool.invalid:
-                continue
-            for slc in pool.slices:
-                for dev in slc.spec.devices:
-                    self.cands.append(_Cand(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool))
+        self.cands = candidates
 
     # --- preparation ------------------------------------------------------------------------
 
@@ -276,7 +250,7 @@ class _Run:
         for i, con in enumerate(claim.spec.devices.constraints):
             if con.match_attribute is not None:
                 constraints.append(MatchAttribute(con.requests, con.match_attribute, list_types))
-            elif con.distinct_attribute is not None and self.f.variant() != "stable":
+            elif con.distinct_attribute is not None and self.a.variant != "stable":
                 constraints.append(DistinctAttribute(con.requests, con.distinct_attribute, list_types))
             else:
                 raise AllocationError(
@@ -316,7 +290,8 @@ class _Run:
                                           f"pool {pool.pool_id} is currently invalid")
                 for slc in pool.slices:
                     for dev in slc.spec.devices:
-                        cand = _Cand(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool)
+                        cand = Candidate(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool,
+                                         self.a.cache.consumption(dev))
                         if not self._selectable((ci, ri, si), data, cand):
                             continue
                         if self.f.consumable_capacity and not self._capacity_fits(data, cand):
@@ -329,7 +304,7 @@ class _Run:
 
     # --- selection ----------------------------------------------------------------------------
 
-    def _selectable(self, key: tuple[int, int, int], data: _Req, cand: _Cand) -> bool:
+    def _selectable(self, key: tuple[int, int, int], data: _Req, cand: Candidate) -> bool:
         dev = cand.device
         if not self.f.device_binding_and_status and dev.binding_conditions:
             return False
@@ -351,7 +326,7 @@ class _Run:
         self.matches[mkey] = ok
         return ok
 
-    def _selectors_match(self, cand: _Cand, selectors: list[DeviceSelector], who: str) -> bool:
+    def _selectors_match(self, cand: Candidate, selectors: list[DeviceSelector], who: str) -> bool:
         for i, sel in enumerate(selectors):
             expression = sel.cel.expression if sel.cel is not None else ""
             try:
@@ -364,7 +339,7 @@ class _Run:
                 return False
         return True
 
-    def _capacity_fits(self, data: _Req, cand: _Cand) -> bool:
+    def _capacity_fits(self, data: _Req, cand: Candidate) -> bool:
         return cap.fits(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
                         self.allocating_capacity.get(cand.id))
 
@@ -447,7 +422,7 @@ class _Run:
             undo()
         return False
 
-    def _try_add(self, ci: int, data: _Req, cand: _Cand, must: bool) -> Callable[[], None] | None:
+    def _try_add(self, ci: int, data: _Req, cand: Candidate, must: bool) -> Callable[[], None] | None:
         """Upstream `allocateDevice`: None when the device cannot be used, else a rollback."""
         f = self.f
         dev, dev_id = cand.device, cand.id
@@ -515,29 +490,29 @@ class _Run:
 
         return undo
 
-    def _take_counters(self, cand: _Cand) -> bool:
+    def _take_counters(self, cand: Candidate) -> bool:
         pool = cand.pool
         available = self.a.available_counters(pool)
-        consumed = self.consumed_counters.setdefault(pool.name, {})
-        for consumption in cand.device.consumes_counters:
-            cs = consumed.setdefault(consumption.counter_set, {})
-            cap.add_into(cs, {n: c.value for n, c in consumption.counters.items()})
+        consumed = self._tally(cand, 1)
         for set_name, counters in available.items():
-            used = consumed.get(set_name, {})
+            used = consumed.get(set_name)
             for name, value in counters.items():
-                if name in used and value < used[name]:
-                    self._release_counters(cand)
-                    return False
-                if name not in used and value.sign() < 0:
-                    self._release_counters(cand)
+                if value < (used.get(name, 0) if used else 0):
+                    self._tally(cand, -1)
                     return False
         return True
 
-    def _release_counters(self, cand: _Cand) -> None:
-        consumed = self.consumed_counters.get(cand.pool.name, {})
-        for consumption in cand.device.consumes_counters:
-            cs = consumed.setdefault(consumption.counter_set, {})
-            cap.add_into(cs, {n: c.value for n, c in consumption.counters.items()}, -1)
+    def _release_counters(self, cand: Candidate) -> None:
+        self._tally(cand, -1)
+
+    def _tally(self, cand: Candidate, sign: int) -> dict[str, dict[str, Number]]:
+        """Add (or remove) the device's counter consumption to the pool's tally of this attempt."""
+        consumed = self.consumed_counters.setdefault(cand.pool.name, {})
+        for set_name, counters in cand.consumption:
+            tally = consumed.setdefault(set_name, {})
+            for name, amount in counters:
+                tally[name] = tally.get(name, 0) + sign * amount
+        return consumed
 
     # --- results ------------------------------------------------------------------------------
 

@@ -45,6 +45,7 @@ def to_input(sc: Scenario) -> ScenarioInput:
         node=sc.node,
         features=features,
         apply_defaults=sc.apply_defaults,
+        variant=sc.allocator,
         allocated_devices=[DeviceID(d.driver, d.pool, d.device) for d in state.devices],
         shared_devices=[(DeviceID(d.driver, d.pool, d.device), d.share_id) for d in state.shared_devices],
         consumed_capacity=[(DeviceID(c.driver, c.pool, c.device), dict(c.capacity))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, Features, NodeLocalError
+from drasim.allocator.cache import SliceCache
 from drasim.allocator.celmatch import SelectorMemo
 from drasim.allocator.search import claim_ref
 from drasim.api.core import Node
@@ -48,6 +49,7 @@ class ScenarioInput:
     node: str | None = None
     features: Features = field(default_factory=Features)
     apply_defaults: bool = True
+    variant: str | None = None  # force an upstream implementation variant (stable/incubating/experimental)
     allocated_devices: list[DeviceID] = field(default_factory=list)
     shared_devices: list[tuple[DeviceID, str]] = field(default_factory=list)
     consumed_capacity: list[tuple[DeviceID, dict[str, Quantity]]] = field(default_factory=list)
@@ -134,8 +136,8 @@ def run_scenario(sc: ScenarioInput, *, with_stats: bool = False) -> dict[str, An
             claims.append(apply_claim_defaults(obj) if sc.apply_defaults else copy.deepcopy(obj))
     slices = apply_taint_rules(slices, rules)
     features = sc.features
-    memo = SelectorMemo(CelEnvironment(consumable_capacity=True,
-                                       list_type_attributes=features.list_type_attributes))
+    cache = SliceCache(slices, SelectorMemo(CelEnvironment(
+        consumable_capacity=True, list_type_attributes=features.list_type_attributes)))
     share_names = _ShareNames()
     out_steps = []
     for step in sc.steps:
@@ -147,9 +149,9 @@ def run_scenario(sc: ScenarioInput, *, with_stats: bool = False) -> dict[str, An
             if status is not None and status.allocation is not None:
                 raise ScenarioError(f"claim {claim_ref(claims[i])} is already allocated")
         state = in_use_state(claims, features, sc)
-        allocator = Allocator(features, state, classes, slices, memo)
+        allocator = Allocator(features, state, classes, cache, variant=sc.variant)
         entry: dict[str, Any] = {"node": node_name, "claims": list(step.claims),
-                                 "allocator": features.variant()}
+                                 "allocator": allocator.variant}
         try:
             results = allocator.allocate(node, [claims[i] for i in indices])
         except AllocationError as err:
@@ -168,7 +170,7 @@ def run_scenario(sc: ScenarioInput, *, with_stats: bool = False) -> dict[str, An
             continue
         entry["status"] = "allocated"
         entry["results"] = [
-            _result_dict(claims[i], res, share_names, sort=features.variant() == "stable")
+            _result_dict(claims[i], res, share_names, sort=allocator.variant == "stable")
             for i, res in zip(indices, results, strict=True)]
         if step.commit:
             for i, res in zip(indices, results, strict=True):

@@ -1,0 +1,146 @@
+"""`drasim validate`: check DRA objects the way the API server would, before they reach a cluster."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import click
+
+from drasim import DEFAULT_KUBERNETES_VERSION
+from drasim.api import resource as r
+from drasim.api.meta import object_ref
+from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, validate_objects
+from drasim.api.versions import SUPPORTED_VERSIONS, validation_features
+from drasim.sources.files import load_paths
+
+__all__ = ["validate"]
+
+
+@dataclass
+class _DriverSummary:
+    pools: set[str] = field(default_factory=set)
+    slices: int = 0
+    devices: int = 0
+    counter_sets: int = 0
+
+
+def _ref(obj: object) -> str:
+    kind = getattr(obj, "KIND", type(obj).__name__)
+    meta = getattr(obj, "metadata", None)
+    return object_ref(kind, meta) if meta is not None else kind
+
+
+def _enabled_gates(features: ValidationFeatures) -> list[str]:
+    return [gate for flag, gate in GATE_NAMES.items() if getattr(features, flag)]
+
+
+@click.command("validate")
+@click.option(
+    "-f", "--filename", "paths", multiple=True, required=True, metavar="PATH",
+    help="File, directory (read recursively) or - for stdin. Repeatable.",
+)
+@click.option(
+    "--kubernetes-version", "version", type=click.Choice(SUPPORTED_VERSIONS),
+    default=DEFAULT_KUBERNETES_VERSION, show_default=True,
+    help="Validate with the default feature gates of this release.",
+)
+@click.option(
+    "-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+    help="Output format.",
+)
+def validate(paths: tuple[str, ...], version: str, output: str) -> None:
+    """Report what the API server would reject in ResourceSlices, DeviceClasses, ResourceClaims,
+    ResourceClaimTemplates and DeviceTaintRules, plus cross-object problems (missing counter sets,
+    admin access without the namespace label). Exits 1 when there are errors."""
+    loaded = load_paths(list(paths))
+    features = validation_features(version)
+    findings = validate_objects(loaded.objects, features=features)
+
+    sources: dict[str, str] = {}
+    for obj, source in zip(loaded.objects, loaded.sources, strict=False):
+        sources.setdefault(_ref(obj), source)
+
+    kinds = Counter(getattr(o, "KIND", type(o).__name__) for o in loaded.objects)
+    drivers: dict[str, _DriverSummary] = {}
+    for o in loaded.objects:
+        if isinstance(o, r.ResourceSlice):
+            d = drivers.setdefault(o.spec.driver, _DriverSummary())
+            d.pools.add(o.spec.pool.name)
+            d.slices += 1
+            d.devices += len(o.spec.devices)
+            d.counter_sets += len(o.spec.shared_counters)
+    errors = sum(1 for f in findings if f.severity == "error")
+    warnings = len(findings) - errors
+
+    if output == "json":
+        click.echo(json.dumps({
+            "kubernetesVersion": version,
+            "featureGates": _enabled_gates(features),
+            "files": sorted(set(loaded.sources)),
+            "objects": dict(sorted(kinds.items())),
+            "drivers": {
+                name: {"pools": len(s.pools), "slices": s.slices, "devices": s.devices,
+                       "counterSets": s.counter_sets}
+                for name, s in sorted(drivers.items())
+            },
+            "errors": errors,
+            "warnings": warnings,
+            "loadWarnings": loaded.warnings,
+            "findings": [_finding_json(f, sources.get(f.obj)) for f in findings],
+        }, indent=2))
+    else:
+        for warning in loaded.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        _print_table(loaded.sources, kinds, drivers, findings, sources, version, errors, warnings)
+    if errors:
+        # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False, where an
+        # Exit's code is returned rather than used.
+        sys.exit(1)
+
+
+def _finding_json(f: Finding, source: str | None) -> dict[str, object]:
+    return {
+        "source": source, "object": f.obj, "path": f.path, "type": f.type, "severity": f.severity,
+        "value": f.value, "message": f.message, "text": str(f),
+    }
+
+
+def _print_table(files: list[str], kinds: Counter[str], drivers: dict[str, _DriverSummary],
+                 findings: list[Finding], sources: dict[str, str], version: str, errors: int,
+                 warnings: int) -> None:
+    n_files = len(set(files))
+    click.echo(f"Read {sum(kinds.values())} object(s) from {n_files} file(s); "
+               f"validated with Kubernetes {version} feature gates.")
+    if kinds:
+        click.echo("")
+        _echo_rows([("KIND", "COUNT"), *((k, str(n)) for k, n in sorted(kinds.items()))])
+    if drivers:
+        click.echo("")
+        rows: list[tuple[str, ...]] = [("DRIVER", "POOLS", "SLICES", "DEVICES", "COUNTER SETS")]
+        for name, s in sorted(drivers.items()):
+            rows.append((name or '""', str(len(s.pools)), str(s.slices), str(s.devices), str(s.counter_sets)))
+        _echo_rows(rows)
+    click.echo("")
+    if not findings:
+        click.echo("No problems found.")
+        return
+    click.echo(f"{errors} error(s), {warnings} warning(s):")
+    by_object: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_object.setdefault(f.obj, []).append(f)
+    for obj, items in by_object.items():
+        source = sources.get(obj)
+        click.echo("")
+        click.echo(f"{source}: {obj}" if source else obj)
+        for f in items:
+            click.echo(f"  {f.severity.upper():7} {f}")
+
+
+def _echo_rows(rows: Sequence[tuple[str, ...]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
