@@ -7,7 +7,7 @@ order, requests in spec order, `firstAvailable` alternatives in list order, devi
 
 from __future__ import annotations
 
-import itertools
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 import msgspec
@@ -116,9 +116,13 @@ class _Result:
     consumed: dict[str, Quantity] | None
 
 
-def _uuid_counter() -> Callable[[], str]:
-    counter = itertools.count(1)
-    return lambda: f"00000000-0000-4000-8000-{next(counter):012x}"
+_SHARE_NAMESPACE = uuid.UUID("6f1d8c3e-4b1a-5d2e-9c3f-7a8b9c0d1e2f")
+
+
+def deterministic_share_id(claim: str, request: str, device: DeviceID, n: int) -> str:
+    """Upstream draws a random UUID per share; drasim derives one from what the share is, so the
+    same inputs give the same IDs: uuid5(claim, request, device, n-th share of it in the claim)."""
+    return str(uuid.uuid5(_SHARE_NAMESPACE, f"{claim}\x00{request}\x00{device}\x00{n}"))
 
 
 class Allocator:
@@ -131,14 +135,15 @@ class Allocator:
 
     def __init__(self, features: Features, state: AllocatedState, classes: Mapping[str, DeviceClass],
                  slices: Sequence[ResourceSlice] | SliceCache, *, max_steps: int | None = None,
-                 new_share_id: Callable[[], str] | None = None, variant: str | None = None) -> None:
+                 new_share_id: Callable[[str, str, DeviceID, int], str] | None = None,
+                 variant: str | None = None) -> None:
         self.features = features
         self.state = state
         self.classes = classes
         self.cache = slices if isinstance(slices, SliceCache) else SliceCache(slices)
         self.memo = self.cache.memo
         self.max_steps = max_steps
-        self.new_share_id = new_share_id or _uuid_counter()
+        self.new_share_id = new_share_id or deterministic_share_id
         # Which upstream implementation to mimic (stable lacks distinctAttribute); default: as upstream picks.
         self.variant = variant or features.variant()
         self.stats = AllocateStats()
@@ -467,7 +472,8 @@ class _Run:
                 return None
             if multi:
                 consumed = cap.consumed_capacity(data.capacity, dev)
-                share_id = self.a.new_share_id()
+                nth = sum(1 for r in self.results[ci] if r.cand.id == dev_id)
+                share_id = self.a.new_share_id(claim_ref(self.claims[ci]), data.name, dev_id, nth)
                 cap.add_into(self.allocating_capacity.setdefault(dev_id, {}), consumed)
         results = self.results[ci]
         results.append(_Result(data, cand, share_id, consumed or None))

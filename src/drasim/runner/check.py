@@ -36,3 +36,27 @@ def check_steps(steps: list[dict[str, Any]], expect: list[dict[str, Any]]) -> li
                     problems.append(f"{label}: claim {ref}\n  got:      {sorted(have)}\n"
                                     f"  expected: {sorted(devices)}")
     return problems
+
+
+def diff_upstream(steps: list[dict[str, Any]], upstream: list[dict[str, Any]]) -> list[str]:
+    """Field-by-field differences from a recorded upstream output (results, configs, node selectors).
+
+    Error texts are compared exactly; result lists in order (upstream sorts them for `stable`).
+    """
+    problems: list[str] = []
+    for n, (got, want) in enumerate(zip(steps, upstream, strict=False)):
+        for key in ("node", "claims", "status", "error", "nodeLocalError"):
+            if got.get(key) != want.get(key):
+                problems.append(f"step {n + 1}: {key}: got {got.get(key)!r}, upstream {want.get(key)!r}")
+        got_results, want_results = got.get("results", []), want.get("results", [])
+        if len(got_results) != len(want_results):
+            problems.append(f"step {n + 1}: {len(got_results)} results, upstream {len(want_results)}")
+            continue
+        for g, w in zip(got_results, want_results, strict=True):
+            for key in sorted(set(g) | set(w)):
+                if g.get(key) != w.get(key):
+                    problems.append(f"step {n + 1}: claim {w.get('claim')}: {key}\n  got:      {g.get(key)}\n"
+                                    f"  upstream: {w.get(key)}")
+    if len(steps) != len(upstream):
+        problems.append(f"{len(steps)} steps, upstream {len(upstream)}")
+    return problems
