@@ -402,17 +402,22 @@ class _Run:
             return ok
         key = (ci, ri, si)
         cands = self.cands
+        allocated = a.state.devices
+        allocating = self.allocating
+        admin = data.admin
+        check_capacity = self.f.consumable_capacity
         for pos in range(start, len(cands)):
             cand = cands[pos]
             dev_id = cand.id
-            if data.admin:
-                if ci in self.allocating.get(dev_id, ()):
+            # Checking "in use" is cheap, so it comes first (as upstream).
+            if admin:
+                if ci in allocating.get(dev_id, ()):
                     continue
-            elif self._in_use(dev_id):
+            elif dev_id in allocated or allocating.get(dev_id):
                 continue
             if not self._selectable(key, data, cand):
                 continue
-            if self.f.consumable_capacity and not self._capacity_fits(data, cand):
+            if check_capacity and not self._capacity_fits(data, cand):
                 continue
             undo = self._try_add(ci, data, cand, must=False)
             if undo is None:
