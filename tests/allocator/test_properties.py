@@ -83,7 +83,8 @@ def scenario(draw: st.DrawFn) -> tuple[list[ResourceSlice], dict[str, DeviceClas
             spec["constraints"] = [{"matchAttribute": f"{DRIVER}/model"}]
         claims.append(_build(ResourceClaim, {"metadata": {"name": f"c{c}", "namespace": "default"},
                                              "spec": {"devices": spec}}))
-    in_use = set(draw(st.sets(st.sampled_from([d["name"] for d in devs]) if devs else st.nothing(), max_size=2)))
+    names = [d["name"] for d in devs]
+    in_use = set(draw(st.sets(st.sampled_from(names), max_size=2))) if names else set()
     return slices, classes, claims, in_use
 
 
