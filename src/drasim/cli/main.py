@@ -44,7 +44,10 @@ def cli() -> None:
 def main() -> None:
     """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback."""
     try:
-        cli.main(standalone_mode=False)
+        # With standalone_mode=False click returns a command's exit code instead of exiting.
+        code = cli.main(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)
         sys.exit(1)
