@@ -43,8 +43,8 @@ def consumed_quantity(requested: Quantity | None, cap: DeviceCapacity) -> Quanti
 def _violates(consumed: Quantity, policy: CapacityRequestPolicy | None) -> bool:
     if policy is None:
         return False
-    # QUIRK: "equals default" compares the representation, not the numeric value.
-    if policy.default is not None and consumed.original == policy.default.original:
+    # QUIRK: "equals default" compares the stored representation (Go struct equality), not the value.
+    if policy.default is not None and consumed.struct_equal(policy.default):
         return False
     rng = policy.valid_range
     if rng is not None:
