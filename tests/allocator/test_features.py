@@ -52,13 +52,14 @@ def test_step_deadline_aborts_like_the_filter_timeout() -> None:
     from drasim.api.meta import ObjectMeta
     from drasim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
 
-    sc, _ = load_scenario_input(str(ROOT / "upstream-v1.36" / "TestAllocator_prioritized-list-max-allocation-limit-request.yaml"))
+    name = "TestAllocator_prioritized-list-max-allocation-limit-request.yaml"
+    sc, _ = load_scenario_input(str(ROOT / "upstream-v1.36" / name))
     objs = sc.objects
     classes = {o.metadata.name: o for o in objs if isinstance(o, DeviceClass)}
     slices = [o for o in objs if isinstance(o, ResourceSlice)]
     claims = [o for o in objs if isinstance(o, ResourceClaim)]
     alloc = Allocator(sc.features, AllocatedState(), classes, SliceCache(slices), max_steps=10)
-    with pytest.raises(DeadlineExceeded, match="^filter operation aborted: "):
+    with pytest.raises(DeadlineExceeded, match=r"^filter operation aborted: "):
         alloc.allocate(Node(metadata=ObjectMeta(name=sc.node or "node-1")), claims)
     assert alloc.stats.steps == 11
     # Without the limit the same call completes (75 steps upstream and here).

@@ -53,7 +53,8 @@ def test_stdin() -> None:
 
 
 def test_kubernetes_version_134_turns_features_off() -> None:
-    proc = drasim("allocate", "--kubernetes-version", "1.34", str(ROOT / "seed" / "seed-05-two-mig-slices-partitionable-a100.yaml"))
+    seed5 = ROOT / "seed" / "seed-05-two-mig-slices-partitionable-a100.yaml"
+    proc = drasim("allocate", "--kubernetes-version", "1.34", str(seed5))
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert "PartitionableDevices" not in record["features"]

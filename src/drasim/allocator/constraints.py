@@ -101,7 +101,7 @@ class MatchAttribute(Constraint):
         ref = self.reference
         assert ref is not None
         kind, values = value
-        ref_kind, ref_values = ref  # type: ignore[misc]
+        ref_kind, ref_values = ref
         common = values & ref_values  # type: ignore[operator]
         if kind != ref_kind or not common:
             return False

@@ -138,13 +138,13 @@ def _check_validity(pool: Pool, counter_slices: list[ResourceSlice], features: F
     for slc in pool.slices + pool.other_slices:
         for dev in slc.spec.devices:
             for consumption in dev.consumes_counters:
-                cs = pool.counter_sets.get(consumption.counter_set)
-                if cs is None:
+                target = pool.counter_sets.get(consumption.counter_set)
+                if target is None:
                     pool.invalid = True
                     pool.invalid_reason = f"counter set {consumption.counter_set} not found"
                     return
                 for counter in consumption.counters:
-                    if counter not in cs.counters:
+                    if counter not in target.counters:
                         pool.invalid = True
-                        pool.invalid_reason = f"counter {counter} not found in counter set {cs.name}"
+                        pool.invalid_reason = f"counter {counter} not found in counter set {target.name}"
                         return

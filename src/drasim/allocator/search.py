@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
 import msgspec
 
 from drasim.allocator import capacity as cap
@@ -568,9 +569,9 @@ class _Run:
                     configs[i].requests.append(data.name)
                 continue
             first = len(configs)
-            for cfg in cls.spec.config:
+            for class_cfg in cls.spec.config:
                 configs.append(DeviceAllocationConfiguration(source="FromClass", requests=[data.name],
-                                                             opaque=cfg.opaque))
+                                                             opaque=class_cfg.opaque))
             class_ranges[cls.metadata.name] = (first, len(configs))
         requests = claim.spec.devices.requests
         for cfg in claim.spec.devices.config:

@@ -6,7 +6,7 @@ import copy
 
 import msgspec
 
-from drasim.api.resource import DeviceToleration, ResourceClaim
+from drasim.api.resource import DeviceSubRequest, DeviceToleration, ExactDeviceRequest, ResourceClaim
 
 
 def _tolerations(tols: list[DeviceToleration]) -> list[DeviceToleration]:
@@ -18,8 +18,10 @@ def apply_claim_defaults(claim: ResourceClaim) -> ResourceClaim:
     count, toleration operator Equal; also in the results of an existing allocation."""
     claim = copy.deepcopy(claim)
     for request in claim.spec.devices.requests:
-        targets = [request.exactly] if request.exactly is not None else []
-        targets += list(request.first_available or [])
+        targets: list[ExactDeviceRequest | DeviceSubRequest] = []
+        if request.exactly is not None:
+            targets.append(request.exactly)
+        targets += request.first_available or []
         for target in targets:
             if not target.allocation_mode:
                 target.allocation_mode = "ExactCount"
