@@ -9,13 +9,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GPU_CLASS, MIG_CLASS, build, claim, exact, gpu_slice, median_us, report  # noqa: E402
-
-from drasim.allocator import AllocatedState, Allocator, DeviceID, Features  # noqa: E402
-from drasim.allocator.cache import SliceCache  # noqa: E402
-from drasim.api.core import Node  # noqa: E402
-from drasim.api.meta import ObjectMeta  # noqa: E402
-from drasim.api.resource import DeviceClass, ResourceClaim, ResourceSlice  # noqa: E402
+from common import GPU_CLASS, MIG_CLASS, build, claim, exact, gpu_slice, median_us, report
+from drasim.allocator import AllocatedState, Allocator, DeviceID, Features
+from drasim.allocator.cache import SliceCache
+from drasim.api.core import Node
+from drasim.api.meta import ObjectMeta
+from drasim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM_US = {"fill64": 36.0, "mig56": 134.0, "nodes1000": 1600.0}

@@ -70,8 +70,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
     args = parser.parse_args()
 
-    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList", "metadata": {"resourceVersion": "1"},
-           "items": [nvidia_slice(i) for i in range(args.slices)]}
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
+           "metadata": {"resourceVersion": "1"}, "items": [nvidia_slice(i) for i in range(args.slices)]}
     data_json = json.dumps(doc).encode()
     data_yaml = yaml.dump_all(doc["items"], Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
                               sort_keys=False).encode()

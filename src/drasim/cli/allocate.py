@@ -10,9 +10,9 @@ import click
 
 from drasim.allocator import Features
 from drasim.allocator.versions import features_for_version
+from drasim.cli.scenarios import load_scenario_input, scenario_paths
 from drasim.errors import InputError
 from drasim.runner.check import check_steps
-from drasim.cli.scenarios import load_scenario_input, scenario_paths
 from drasim.runner.scenario import ScenarioError, run_scenario
 
 

@@ -40,16 +40,28 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
 
 @click.command("validate")
 @click.option(
-    "-f", "--filename", "paths", multiple=True, required=True, metavar="PATH",
+    "-f",
+    "--filename",
+    "paths",
+    multiple=True,
+    required=True,
+    metavar="PATH",
     help="File, directory (read recursively) or - for stdin. Repeatable.",
 )
 @click.option(
-    "--kubernetes-version", "version", type=click.Choice(SUPPORTED_VERSIONS),
-    default=DEFAULT_KUBERNETES_VERSION, show_default=True,
+    "--kubernetes-version",
+    "version",
+    type=click.Choice(SUPPORTED_VERSIONS),
+    default=DEFAULT_KUBERNETES_VERSION,
+    show_default=True,
     help="Validate with the default feature gates of this release.",
 )
 @click.option(
-    "-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+    "-o",
+    "--output",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
     help="Output format.",
 )
 def validate(paths: tuple[str, ...], version: str, output: str) -> None:
@@ -77,21 +89,30 @@ def validate(paths: tuple[str, ...], version: str, output: str) -> None:
     warnings = len(findings) - errors
 
     if output == "json":
-        click.echo(json.dumps({
-            "kubernetesVersion": version,
-            "featureGates": _enabled_gates(features),
-            "files": sorted(set(loaded.sources)),
-            "objects": dict(sorted(kinds.items())),
-            "drivers": {
-                name: {"pools": len(s.pools), "slices": s.slices, "devices": s.devices,
-                       "counterSets": s.counter_sets}
-                for name, s in sorted(drivers.items())
-            },
-            "errors": errors,
-            "warnings": warnings,
-            "loadWarnings": loaded.warnings,
-            "findings": [_finding_json(f, sources.get(f.obj)) for f in findings],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "kubernetesVersion": version,
+                    "featureGates": _enabled_gates(features),
+                    "files": sorted(set(loaded.sources)),
+                    "objects": dict(sorted(kinds.items())),
+                    "drivers": {
+                        name: {
+                            "pools": len(s.pools),
+                            "slices": s.slices,
+                            "devices": s.devices,
+                            "counterSets": s.counter_sets,
+                        }
+                        for name, s in sorted(drivers.items())
+                    },
+                    "errors": errors,
+                    "warnings": warnings,
+                    "loadWarnings": loaded.warnings,
+                    "findings": [_finding_json(f, sources.get(f.obj)) for f in findings],
+                },
+                indent=2,
+            )
+        )
     else:
         for warning in loaded.warnings:
             click.echo(f"warning: {warning}", err=True)
@@ -104,17 +125,32 @@ def validate(paths: tuple[str, ...], version: str, output: str) -> None:
 
 def _finding_json(f: Finding, source: str | None) -> dict[str, object]:
     return {
-        "source": source, "object": f.obj, "path": f.path, "type": f.type, "severity": f.severity,
-        "value": f.value, "message": f.message, "text": str(f),
+        "source": source,
+        "object": f.obj,
+        "path": f.path,
+        "type": f.type,
+        "severity": f.severity,
+        "value": f.value,
+        "message": f.message,
+        "text": str(f),
     }
 
 
-def _print_table(files: list[str], kinds: Counter[str], drivers: dict[str, _DriverSummary],
-                 findings: list[Finding], sources: dict[str, str], version: str, errors: int,
-                 warnings: int) -> None:
+def _print_table(
+    files: list[str],
+    kinds: Counter[str],
+    drivers: dict[str, _DriverSummary],
+    findings: list[Finding],
+    sources: dict[str, str],
+    version: str,
+    errors: int,
+    warnings: int,
+) -> None:
     n_files = len(set(files))
-    click.echo(f"Read {sum(kinds.values())} object(s) from {n_files} file(s); "
-               f"validated with Kubernetes {version} feature gates.")
+    click.echo(
+        f"Read {sum(kinds.values())} object(s) from {n_files} file(s); "
+        f"validated with Kubernetes {version} feature gates."
+    )
     if kinds:
         click.echo("")
         _echo_rows([("KIND", "COUNT"), *((k, str(n)) for k, n in sorted(kinds.items()))])

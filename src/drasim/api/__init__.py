@@ -1,0 +1,1 @@
+"""Typed Kubernetes objects of resource.k8s.io/v1 and the core/v1 fields DRA touches."""

@@ -1,0 +1,68 @@
+"""Encode drasim objects to the v1 wire form (dicts, multi-document YAML, JSON) as the API server prints."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+import yaml
+
+from drasim.api.kinds import KubeObject
+from drasim.api.quantity import quantity_enc_hook
+
+__all__ = ["encode_object", "to_json", "to_yaml"]
+
+_Dumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def encode_object(obj: KubeObject) -> dict[str, Any]:
+    """The wire form of `obj`: camelCase keys in struct order, empty and default fields omitted.
+
+    `apiVersion`, `kind` and `metadata` always come first (the structs omit them as defaults), `spec` is
+    always present where the kind has one; `spec.pool` of a ResourceSlice always carries `name`,
+    `generation` and `resourceSliceCount` (required fields the API server prints even when zero).
+    Map keys keep their order (attributes as written), so decode -> encode -> decode is the identity.
+    """
+    body = msgspec.to_builtins(obj, enc_hook=quantity_enc_hook)
+    out: dict[str, Any] = {"apiVersion": obj.api_version, "kind": obj.kind,
+                           "metadata": body.pop("metadata", {})}
+    body.pop("apiVersion", None)
+    body.pop("kind", None)
+    spec = getattr(obj, "spec", None)
+    if spec is not None and "spec" not in body:
+        body = {"spec": {}, **body}
+    if obj.kind == "ResourceSlice":
+        pool = obj.spec.pool  # type: ignore[union-attr]
+        wire_spec = body["spec"]
+        wire_pool = {"name": pool.name, "generation": pool.generation,
+                     "resourceSliceCount": pool.resource_slice_count}
+        if "pool" in wire_spec:
+            wire_spec["pool"] = wire_pool
+        else:  # keep struct order: driver, pool, ...
+            items = list(wire_spec.items())
+            at = 1 if items and items[0][0] == "driver" else 0
+            body["spec"] = dict([*items[:at], ("pool", wire_pool), *items[at:]])
+    out.update(body)
+    return out
+
+
+def to_yaml(objs: Iterable[KubeObject]) -> str:
+    """Multi-document YAML (`---` between objects), block style, keys in struct order."""
+    return yaml.dump_all([encode_object(o) for o in objs], Dumper=_Dumper, sort_keys=False,
+                         default_flow_style=False, allow_unicode=True, width=1 << 16)
+
+
+def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:
+    """JSON: one object as itself, several as a `kind: List` (like `kubectl get -o json`).
+
+    `as_list=True` always writes a List, `False` requires exactly one object. `indent=0` is compact.
+    """
+    encoded = [encode_object(o) for o in objs]
+    if as_list is None:
+        as_list = len(encoded) != 1
+    if not as_list and len(encoded) != 1:
+        raise ValueError(f"to_json(as_list=False) needs exactly one object, got {len(encoded)}")
+    doc: Any = {"apiVersion": "v1", "kind": "List", "items": encoded} if as_list else encoded[0]
+    data = msgspec.json.encode(doc)
+    return msgspec.json.format(data, indent=indent) if indent else data

@@ -1,0 +1,227 @@
+"""encode.py: decode -> encode -> decode is the identity, for all conformance objects and generated slices."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drasim.api.decode import decode_documents, decode_json_bytes
+from drasim.api.encode import encode_object, to_json, to_yaml
+from drasim.api.kinds import KubeObject
+from drasim.api.meta import ObjectMeta
+from drasim.api.quantity import Quantity
+from drasim.api.resource import (
+    CapacityRequestPolicy,
+    CapacityRequestPolicyRange,
+    Counter,
+    CounterSet,
+    Device,
+    DeviceAttribute,
+    DeviceCapacity,
+    DeviceCounterConsumption,
+    DeviceTaint,
+    ResourcePool,
+    ResourceSlice,
+    ResourceSliceSpec,
+)
+from drasim.sources.files import load_bytes
+
+CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "conformance")
+FILES = sorted(glob.glob(os.path.join(CONFORMANCE, "*", "*.yaml")))
+
+
+def scenario_objects(path: str) -> list[KubeObject]:
+    with open(path, "rb") as f:
+        data = yaml.load(f, Loader=yaml.CSafeLoader)
+    return decode_documents(data["objects"], source=path).objects
+
+
+def assert_roundtrip(objs: list[KubeObject]) -> None:
+    wire = [encode_object(o) for o in objs]
+    again = decode_documents(wire, source="wire").objects
+    assert again == objs
+    assert [encode_object(o) for o in again] == wire  # the wire form is stable too (quantity spellings...)
+    assert load_bytes(to_yaml(objs).encode(), source="out.yaml").objects == objs
+    assert decode_json_bytes(to_json(objs), source="out.json").objects == objs
+    assert decode_json_bytes(to_json(objs, indent=0), source="out.json").objects == objs
+
+
+def test_all_conformance_files_found() -> None:
+    assert len(FILES) == 529
+
+
+@pytest.mark.parametrize("folder", ["upstream-v1.36", "seed", "random"])
+def test_roundtrip_every_conformance_object(folder: str) -> None:
+    count = 0
+    for path in FILES:
+        if os.path.basename(os.path.dirname(path)) != folder:
+            continue
+        objs = scenario_objects(path)
+        assert_roundtrip(objs)
+        count += len(objs)
+    assert count > 0
+
+
+def test_encoded_shape() -> None:
+    path = os.path.join(CONFORMANCE, "seed", "seed-09-taint-rule-noschedule.yaml")
+    objs = scenario_objects(path)
+    rule = next(o for o in objs if o.kind == "DeviceTaintRule")
+    assert encode_object(rule) == {  # a v1beta2 rule in the file, printed as v1
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "drain-gpu-0-for-firmware"},
+        "spec": {
+            "deviceSelector": {"driver": "gpu.nvidia.com", "pool": "dgx-h100-09", "device": "gpu-0"},
+            "taint": {"key": "example.com/maintenance", "value": "firmware-upgrade", "effect": "NoSchedule"},
+        },
+    }
+    rs = next(o for o in objs if o.kind == "ResourceSlice")
+    wire = encode_object(rs)
+    assert list(wire) == ["apiVersion", "kind", "metadata", "spec"]
+    assert list(wire["spec"]) == ["driver", "pool", "nodeName", "devices"]  # struct order
+    assert wire["spec"]["devices"][0]["capacity"] == {"memory": {"value": "81559Mi"}}
+
+
+def test_required_pool_fields_are_printed() -> None:
+    rs = ResourceSlice(metadata=ObjectMeta(name="s"), spec=ResourceSliceSpec(driver="d", node_name="n"))
+    assert encode_object(rs)["spec"] == {
+        "driver": "d",
+        "pool": {"name": "", "generation": 0, "resourceSliceCount": 0},
+        "nodeName": "n",
+    }
+    assert decode_documents([encode_object(rs)], source="x").objects == [rs]
+
+
+def test_yaml_and_json_text() -> None:
+    rs = ResourceSlice(
+        metadata=ObjectMeta(name="s"),
+        spec=ResourceSliceSpec(
+            driver="d",
+            all_nodes=True,
+            devices=[
+                Device(
+                    name="x",
+                    attributes={"pci": DeviceAttribute(string="0000:18:00.0")},
+                    capacity={"m": DeviceCapacity(value=Quantity("1Gi"))},
+                )
+            ],
+        ),
+    )
+    text = to_yaml([rs, rs])
+    assert text.count("\n---\n") == 1 and text.startswith(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+    )
+    assert "string: '0000:18:00.0'" in text  # quoted: YAML 1.1 would read it as a number
+    single = json.loads(to_json([rs]))
+    assert single["kind"] == "ResourceSlice"
+    many = json.loads(to_json([rs, rs]))
+    assert many["kind"] == "List" and len(many["items"]) == 2
+    assert json.loads(to_json([rs], as_list=True))["kind"] == "List"
+    with pytest.raises(ValueError):
+        to_json([rs, rs], as_list=False)
+
+
+# --- generated ResourceSlices -----------------------------------------------------------------------
+
+names = st.from_regex(r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True)
+qualified = st.one_of(names, st.builds(lambda d, n: f"{d}.example.com/{n}", names, names))
+int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+versions = st.builds(
+    lambda a, b, c, pre: f"{a}.{b}.{c}{pre}",
+    st.integers(0, 999),
+    st.integers(0, 999),
+    st.integers(0, 999),
+    st.sampled_from(["", "-rc.1", "+build.7", "-alpha"]),
+)
+texts = st.text(max_size=20)
+attributes = st.one_of(
+    st.builds(DeviceAttribute, int_=int64),
+    st.builds(DeviceAttribute, bool_=st.booleans()),
+    st.builds(DeviceAttribute, string=texts),
+    st.builds(DeviceAttribute, version=versions),
+    st.builds(DeviceAttribute, ints=st.lists(int64, min_size=1, max_size=3)),
+    st.builds(DeviceAttribute, bools=st.lists(st.booleans(), min_size=1, max_size=3)),
+    st.builds(DeviceAttribute, strings=st.lists(texts, min_size=1, max_size=3)),
+    st.builds(DeviceAttribute, versions=st.lists(versions, min_size=1, max_size=3)),
+    st.just(DeviceAttribute()),  # no value: loads (no validation) and must survive
+)
+quantity_text = st.one_of(
+    st.builds(
+        lambda n, s: f"{n}{s}",
+        st.integers(0, 10**6),
+        st.sampled_from(["", "Ki", "Mi", "Gi", "Ti", "k", "M", "G", "m", "u", "n"]),
+    ),
+    st.builds(
+        lambda a, b, s: f"{a}.{b}{s}",
+        st.integers(0, 999),
+        st.integers(0, 999),
+        st.sampled_from(["", "Gi", "k"]),
+    ),
+    st.builds(lambda a, e: f"{a}e{e}", st.integers(1, 99), st.integers(-3, 9)),
+    st.builds(str, st.integers(-(10**20), 10**20)),
+)
+quantities = quantity_text.map(Quantity.parse)
+policies = st.one_of(
+    st.none(),
+    st.builds(
+        CapacityRequestPolicy, default=quantities, valid_values=st.lists(quantities, min_size=1, max_size=3)
+    ),
+    st.builds(
+        CapacityRequestPolicy,
+        default=quantities,
+        valid_range=st.builds(
+            CapacityRequestPolicyRange,
+            min=quantities,
+            max=st.none() | quantities,
+            step=st.none() | quantities,
+        ),
+    ),
+)
+capacities = st.builds(DeviceCapacity, value=quantities, request_policy=policies)
+counters = st.dictionaries(names, st.builds(Counter, value=quantities), max_size=3)
+taints = st.builds(
+    DeviceTaint,
+    key=qualified,
+    value=st.none() | names,
+    effect=st.sampled_from(["NoSchedule", "NoExecute", "None", ""]),
+)
+devices = st.builds(
+    Device,
+    name=names,
+    attributes=st.dictionaries(qualified, attributes, max_size=6),
+    capacity=st.dictionaries(qualified, capacities, max_size=3),
+    consumes_counters=st.lists(
+        st.builds(DeviceCounterConsumption, counter_set=names, counters=counters), max_size=2
+    ),
+    taints=st.lists(taints, max_size=2),
+    allow_multiple_allocations=st.none() | st.booleans(),
+    binding_conditions=st.lists(names, max_size=2),
+)
+slices = st.builds(
+    ResourceSlice,
+    metadata=st.builds(ObjectMeta, name=names, labels=st.dictionaries(qualified, texts, max_size=2)),
+    spec=st.builds(
+        ResourceSliceSpec,
+        driver=qualified,
+        pool=st.builds(
+            ResourcePool, name=names, generation=st.integers(0, 2**40), resource_slice_count=st.integers(0, 9)
+        ),
+        node_name=st.none() | names,
+        all_nodes=st.none() | st.just(True),
+        devices=st.lists(devices, max_size=4),
+        shared_counters=st.lists(st.builds(CounterSet, name=names, counters=counters), max_size=2),
+    ),
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(slices, min_size=1, max_size=3))
+def test_generated_slices_roundtrip(objs: list[Any]) -> None:
+    assert_roundtrip(objs)
