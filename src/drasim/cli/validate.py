@@ -15,6 +15,7 @@ from drasim.api import resource as r
 from drasim.api.meta import object_ref
 from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, validate_objects
 from drasim.api.versions import SUPPORTED_VERSIONS, validation_features
+from drasim.demo import demo_paths
 from drasim.sources.files import load_paths
 
 __all__ = ["validate"]
@@ -44,9 +45,8 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
     "--filename",
     "paths",
     multiple=True,
-    required=True,
     metavar="PATH",
-    help="File, directory (read recursively) or - for stdin. Repeatable.",
+    help="File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster.",
 )
 @click.option(
     "--kubernetes-version",
@@ -68,7 +68,7 @@ def validate(paths: tuple[str, ...], version: str, output: str) -> None:
     """Report what the API server would reject in ResourceSlices, DeviceClasses, ResourceClaims,
     ResourceClaimTemplates and DeviceTaintRules, plus cross-object problems (missing counter sets,
     admin access without the namespace label). Exits 1 when there are errors."""
-    loaded = load_paths(list(paths))
+    loaded = load_paths(list(paths) or demo_paths())
     features = validation_features(version)
     findings = validate_objects(loaded.objects, features=features)
 
