@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -13,19 +14,30 @@ from drasim.errors import DrasimError
 # name -> "module:attribute"; imported lazily so `drasim --version` stays fast.
 SUBCOMMANDS: dict[str, str] = {
     "allocate": "drasim.cli.allocate:allocate",
+    "doctor": "drasim.cli.doctor:doctor",
+    "dump": "drasim.cli.dump:dump",
+    "explain": "drasim.cli.explain:explain",
+    "fleet": "drasim.cli.fleet:fleet",
+    "lint": "drasim.cli.lint:lint",
+    "simulate": "drasim.cli.simulate:simulate",
+    "taint": "drasim.cli.taint:taint",
     "validate": "drasim.cli.validate:validate",
 }
+
+
+def _available(target: str) -> bool:
+    return importlib.util.find_spec(target.partition(":")[0]) is not None
 
 
 class LazyGroup(click.Group):
     """A click group that imports a subcommand's module only when it is used."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(SUBCOMMANDS)
+        return sorted(name for name, target in SUBCOMMANDS.items() if _available(target))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = SUBCOMMANDS.get(cmd_name)
-        if target is None:
+        if target is None or not _available(target):
             return None
         module_name, _, attr = target.partition(":")
         command: click.Command = getattr(importlib.import_module(module_name), attr)
