@@ -190,7 +190,9 @@ def test_registered_in_main_group(tmp_path: Path) -> None:
     assert "ResourceClaim/ml/train" in result.output
 
 
-def test_filename_required() -> None:
+def test_without_filename_validates_the_bundled_demo() -> None:
     result = CliRunner().invoke(validate, [])
-    assert result.exit_code == 2
-    assert "Missing option '-f'" in result.output
+    assert result.exit_code == 0, result.output
+    assert "demo/cluster.yaml" in result.output
+    assert "gpu.nvidia.com" in result.output
+    assert "0 error(s)" in result.output

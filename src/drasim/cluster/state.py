@@ -1,0 +1,215 @@
+"""The state a scheduler and the controllers see: objects by key, in-use devices indexed, a clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from drasim.allocator import AllocatedState, DeviceID, Features
+from drasim.allocator.cache import SliceCache
+from drasim.allocator.celmatch import SelectorMemo
+from drasim.api.core import Deployment, Job, Namespace, Node, Pod, ReplicaSet, StatefulSet
+from drasim.api.resource import (
+    AllocationResult,
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimStatus,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from drasim.cel import CelEnvironment
+from drasim.runner.taintrules import apply_taint_rules
+
+Key = tuple[str, str]  # (namespace, name)
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def key_of(obj: Any) -> Key:
+    """(namespace, name) of a namespaced object ("" namespace -> "default")."""
+    return (obj.metadata.namespace or "default", obj.metadata.name)
+
+
+@dataclass
+class ClusterState:
+    """Objects of one simulated cluster. Mutated only by the scheduler's bind step and controllers.
+
+    Nodes keep insertion order (the scheduler's node-tree order). `now` is the simulated clock.
+    The in-use device index (`in_use`) is maintained incrementally through `set_allocation`.
+    """
+
+    features: Features = field(default_factory=Features)
+    now: datetime = EPOCH
+    nodes: dict[str, Node] = field(default_factory=dict)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    classes: dict[str, DeviceClass] = field(default_factory=dict)
+    slices: dict[str, ResourceSlice] = field(default_factory=dict)
+    taint_rules: dict[str, DeviceTaintRule] = field(default_factory=dict)
+    claims: dict[Key, ResourceClaim] = field(default_factory=dict)
+    templates: dict[Key, ResourceClaimTemplate] = field(default_factory=dict)
+    pods: dict[Key, Pod] = field(default_factory=dict)
+    workloads: list[Deployment | ReplicaSet | StatefulSet | Job] = field(default_factory=list)
+    # Order in which pods entered the cluster (the queue's tie-break after priority).
+    arrival: dict[Key, int] = field(default_factory=dict)
+    in_use: AllocatedState = field(default_factory=AllocatedState)
+    _shares: dict[tuple[DeviceID, str], int] = field(default_factory=dict)
+    _slice_version: int = 0
+    _cache: tuple[int, list[ResourceSlice], SliceCache] | None = None
+    _memo: SelectorMemo | None = None
+
+    # --- loading --------------------------------------------------------------------------------
+
+    @classmethod
+    def from_objects(cls, objects: Iterable[Any], *, features: Features | None = None,
+                     now: datetime = EPOCH) -> ClusterState:
+        """Index decoded objects (unknown kinds are ignored)."""
+        state = cls(features=features or Features(), now=now)
+        for obj in objects:
+            state.add(obj)
+        return state
+
+    def add(self, obj: Any) -> None:
+        """Add or replace one object (claims with an allocation are indexed as in use)."""
+        if isinstance(obj, Node):
+            self.nodes[obj.metadata.name] = obj
+        elif isinstance(obj, Namespace):
+            self.namespaces[obj.metadata.name] = obj
+        elif isinstance(obj, DeviceClass):
+            self.classes[obj.metadata.name] = obj
+        elif isinstance(obj, ResourceSlice):
+            self.slices[obj.metadata.name] = obj
+            self.slices_changed()
+        elif isinstance(obj, DeviceTaintRule):
+            self.taint_rules[obj.metadata.name] = obj
+            self.slices_changed()
+        elif isinstance(obj, ResourceClaim):
+            key = key_of(obj)
+            old = self.claims.get(key)
+            if old is not None:
+                self._index(old, -1)
+            self.claims[key] = obj
+            self._index(obj, +1)
+        elif isinstance(obj, ResourceClaimTemplate):
+            self.templates[key_of(obj)] = obj
+        elif isinstance(obj, Pod):
+            key = key_of(obj)
+            self.pods[key] = obj
+            self.arrival.setdefault(key, len(self.arrival))
+        elif isinstance(obj, Deployment | ReplicaSet | StatefulSet | Job):
+            self.workloads.append(obj)
+
+    def delete_claim(self, key: Key) -> None:
+        claim = self.claims.pop(key, None)
+        if claim is not None:
+            self._index(claim, -1)
+
+    # --- slices as the scheduler sees them --------------------------------------------------------
+
+    def slices_changed(self) -> None:
+        """Call after changing slices or DeviceTaintRules in place."""
+        self._slice_version += 1
+
+    def effective_slices(self) -> list[ResourceSlice]:
+        """Published slices with every DeviceTaintRule's taint merged in (the scheduler's view)."""
+        return self.slice_cache_entry()[1]
+
+    def slice_cache(self) -> SliceCache:
+        """Pools per node and CEL results, valid until slices or rules change."""
+        return self.slice_cache_entry()[2]
+
+    def slice_cache_entry(self) -> tuple[int, list[ResourceSlice], SliceCache]:
+        if self._cache is None or self._cache[0] != self._slice_version:
+            if self._memo is None:
+                self._memo = SelectorMemo(CelEnvironment(
+                    consumable_capacity=True, list_type_attributes=self.features.list_type_attributes))
+            merged = apply_taint_rules(list(self.slices.values()), list(self.taint_rules.values()))
+            self._cache = (self._slice_version, merged, SliceCache(merged, self._memo))
+        return self._cache
+
+    # --- allocations --------------------------------------------------------------------------
+
+    def set_allocation(self, key: Key, allocation: AllocationResult | None) -> None:
+        """Write (or clear, with None) a claim's `status.allocation`, keeping the in-use index exact."""
+        claim = self.claims[key]
+        self._index(claim, -1)
+        if claim.status is None:
+            claim.status = ResourceClaimStatus()
+        claim.status.allocation = allocation
+        if allocation is None:
+            claim.status.reserved_for = []
+            claim.status.devices = []
+        self._index(claim, +1)
+
+    def _index(self, claim: ResourceClaim, sign: int) -> None:
+        if claim.status is None or claim.status.allocation is None:
+            return
+        state = self.in_use
+        for r in claim.status.allocation.devices.results:
+            if r.admin_access:
+                continue  # admin access never makes a device in use
+            dev = DeviceID(r.driver, r.pool, r.device)
+            if self.features.consumable_capacity and r.share_id:
+                share = (dev, r.share_id)
+                count = self._shares.get(share, 0) + sign
+                if count > 0:
+                    self._shares[share] = count
+                    state.shared.add(share)
+                else:
+                    self._shares.pop(share, None)
+                    state.shared.discard(share)
+                if r.consumed_capacity:
+                    total = state.aggregated_capacity.setdefault(dev, {})
+                    for name, q in r.consumed_capacity.items():
+                        total[name] = total[name] + q if sign > 0 and name in total else (
+                            q if sign > 0 else total[name] - q)
+                    if sign < 0 and all(v.is_zero() for v in total.values()):
+                        del state.aggregated_capacity[dev]
+            elif sign > 0:
+                state.devices.add(dev)
+            else:
+                state.devices.discard(dev)
+
+    def allocated_state(self, in_flight: Iterable[AllocationResult] = ()) -> AllocatedState:
+        """The allocator's in-use state: indexed allocations plus in-flight ones (not yet written)."""
+        extra = list(in_flight)
+        if not extra:
+            return self.in_use
+        state = AllocatedState(devices=set(self.in_use.devices), shared=set(self.in_use.shared),
+                               aggregated_capacity={k: dict(v) for k, v in self.in_use.aggregated_capacity.items()})
+        for allocation in extra:
+            for r in allocation.devices.results:
+                if r.admin_access:
+                    continue
+                dev = DeviceID(r.driver, r.pool, r.device)
+                if self.features.consumable_capacity and r.share_id:
+                    state.shared.add((dev, r.share_id))
+                    if r.consumed_capacity:
+                        state.add_consumed(dev, r.consumed_capacity)
+                else:
+                    state.devices.add(dev)
+        return state
+
+    # --- pods and their claims ----------------------------------------------------------------
+
+    def pod_claim_name(self, pod: Pod, pod_claim: str) -> str | None:
+        """The ResourceClaim name behind `pod.spec.resourceClaims[name=pod_claim]` (None if not known yet)."""
+        for entry in pod.spec.resource_claims:
+            if entry.name != pod_claim:
+                continue
+            if entry.resource_claim_name:
+                return entry.resource_claim_name
+            for status in (pod.status.resource_claim_statuses if pod.status else []):
+                if status.name == pod_claim:
+                    return status.resource_claim_name
+        return None
+
+    def pod_claims(self, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
+        """(pod claim name, claim or None when missing) for each `spec.resourceClaims` entry."""
+        ns = pod.metadata.namespace or "default"
+        out: list[tuple[str, ResourceClaim | None]] = []
+        for entry in pod.spec.resource_claims:
+            name = self.pod_claim_name(pod, entry.name)
+            out.append((entry.name, self.claims.get((ns, name)) if name else None))
+        return out

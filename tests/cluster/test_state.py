@@ -1,0 +1,48 @@
+"""ClusterState keeps the in-use device index equal to what the allocated claims say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drasim.allocator import DeviceID
+from drasim.cluster import ClusterState
+from drasim.runner.scenario import in_use_state
+from drasim.sources.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[1] / "conformance"
+
+
+def test_index_matches_the_claims_after_allocate_and_clear() -> None:
+    sc = load_scenario(str(ROOT / "random" / "s1-0156-consumable.yaml"))
+    state = ClusterState.from_objects(sc.objects)
+    expected = in_use_state(list(state.claims.values()), state.features)
+    assert state.in_use.devices == expected.devices
+    assert state.in_use.shared == expected.shared
+    assert state.in_use.aggregated_capacity == expected.aggregated_capacity
+    allocated = [k for k, c in state.claims.items() if c.status and c.status.allocation]
+    assert allocated
+    for key in allocated:
+        state.set_allocation(key, None)
+    assert not state.in_use.devices and not state.in_use.shared and not state.in_use.aggregated_capacity
+
+
+def test_taint_rules_merge_into_effective_slices_only() -> None:
+    sc = load_scenario(str(ROOT / "seed" / "seed-09-taint-rule-noschedule.yaml"))
+    state = ClusterState.from_objects(sc.objects)
+    published = sum(len(d.taints) for s in state.slices.values() for d in s.spec.devices)
+    merged = sum(len(d.taints) for s in state.effective_slices() for d in s.spec.devices)
+    assert merged > published
+    cache = state.slice_cache()
+    assert state.slice_cache() is cache
+    state.slices_changed()
+    assert state.slice_cache() is not cache
+
+
+def test_in_flight_allocations_count_as_in_use() -> None:
+    sc = load_scenario(str(ROOT / "seed" / "seed-01-h100-else-a100-on-h100-node.yaml"))
+    state = ClusterState.from_objects(sc.objects)
+    from drasim.api.resource import AllocationResult, DeviceAllocationResult, DeviceRequestAllocationResult
+    flight = AllocationResult(devices=DeviceAllocationResult(results=[
+        DeviceRequestAllocationResult(request="gpu", driver="gpu.nvidia.com", pool="p", device="d")]))
+    assert DeviceID("gpu.nvidia.com", "p", "d") in state.allocated_state([flight]).devices
+    assert DeviceID("gpu.nvidia.com", "p", "d") not in state.in_use.devices
