@@ -169,37 +169,32 @@ class WorkloadSpec(Lenient):
     template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
 
 
-class Deployment(Lenient):
+class _Workload(Lenient):
+    """Shared shape of the workload kinds: their pods come from `spec.template`."""
+
+    NAMESPACED: ClassVar[bool] = True
+    api_version: str = "apps/v1"
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+
+
+class Deployment(_Workload):
     KIND: ClassVar[str] = "Deployment"
-    NAMESPACED: ClassVar[bool] = True
-    api_version: str = "apps/v1"
     kind: str = "Deployment"
-    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
 
 
-class ReplicaSet(Lenient):
+class ReplicaSet(_Workload):
     KIND: ClassVar[str] = "ReplicaSet"
-    NAMESPACED: ClassVar[bool] = True
-    api_version: str = "apps/v1"
     kind: str = "ReplicaSet"
-    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
 
 
-class StatefulSet(Lenient):
+class StatefulSet(_Workload):
     KIND: ClassVar[str] = "StatefulSet"
-    NAMESPACED: ClassVar[bool] = True
-    api_version: str = "apps/v1"
     kind: str = "StatefulSet"
-    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
 
 
-class Job(Lenient):
+class Job(_Workload):
     KIND: ClassVar[str] = "Job"
-    NAMESPACED: ClassVar[bool] = True
     api_version: str = "batch/v1"
     kind: str = "Job"
-    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
