@@ -1,0 +1,117 @@
+"""`drasim lint`: API validation plus the checks that catch what bites DRA users, for humans and CI."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from drasim import DEFAULT_KUBERNETES_VERSION
+from drasim.demo import demo_paths
+from drasim.errors import DrasimError
+from drasim.lint import RULES, LintFinding, lint_objects
+from drasim.lint.versions import LINT_VERSIONS, normalize_lint_version
+from drasim.sources.files import load_paths
+
+__all__ = ["lint"]
+
+_SEVERITY_COLOURS = {"error": "red", "warning": "yellow"}
+
+
+def _version(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return normalize_lint_version(value)
+    except DrasimError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = sorted(set(value) - set(RULES))
+    if unknown:
+        raise click.BadParameter(f"unknown rule {', '.join(unknown)}; see --list-rules")
+    return value
+
+
+@click.command("lint")
+@click.option(
+    "-f",
+    "--filename",
+    "paths",
+    multiple=True,
+    metavar="PATH",
+    help="File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster.",
+)
+@click.option(
+    "--kubernetes-version",
+    "version",
+    default=DEFAULT_KUBERNETES_VERSION,
+    show_default=True,
+    callback=_version,
+    metavar="|".join(LINT_VERSIONS),
+    help="Check against the default feature gates of this release.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format; json is a list of {id, severity, object, path, message, source}.",
+)
+@click.option("--skip", multiple=True, metavar="RULE", callback=_rules, help="Leave out a rule. Repeatable.")
+@click.option("--list-rules", is_flag=True, help="Describe every rule and exit.")
+def lint(paths: tuple[str, ...], version: str, output: str, skip: tuple[str, ...], list_rules: bool) -> None:
+    """Find what bites DRA users before it reaches a cluster: everything `drasim validate` reports, plus
+    taint rules that hit every device, selectors reading attributes no device publishes or matching
+    nothing, MIG profiles the fleet lacks, shared extended resource names, firstAvailable in replicated
+    workloads, counters in the wrong place and features the target release does not have.
+    Exits 1 when there are errors, 0 with warnings only."""
+    colour = False if os.environ.get("NO_COLOR") else None  # None: click colours only on a terminal
+    if list_rules:
+        _print_rules(output, colour)
+        return
+    loaded = load_paths(list(paths) or demo_paths())
+    for warning in loaded.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    findings = lint_objects(loaded.objects, version=version, sources=loaded.sources, skip=skip)
+    errors = sum(1 for f in findings if f.severity == "error")
+    if output == "json":
+        click.echo(json.dumps([f.to_json() for f in findings], indent=2))
+    else:
+        _print_table(findings, len(loaded.objects), len(set(loaded.sources)), version, errors, colour)
+    if errors:
+        # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False.
+        sys.exit(1)
+
+
+def _print_table(
+    findings: list[LintFinding], n_objects: int, n_files: int, version: str, errors: int, colour: bool | None
+) -> None:
+    click.echo(f"Linted {n_objects} object(s) from {n_files} file(s) for Kubernetes {version}.")
+    if not findings:
+        click.echo("No problems found.")
+        return
+    last: tuple[str | None, str] | None = None
+    for f in findings:
+        if (f.source, f.obj) != last:
+            last = (f.source, f.obj)
+            click.echo("")
+            click.echo(click.style(f"{f.source}: {f.obj}" if f.source else f.obj, bold=True), color=colour)
+        label = click.style(f"{f.severity.upper():7}", fg=_SEVERITY_COLOURS.get(f.severity), bold=True)
+        click.echo(f"  {label} {f.rule}  {f}", color=colour)
+    click.echo("")
+    click.echo(f"{errors} error(s), {len(findings) - errors} warning(s).")
+
+
+def _print_rules(output: str, colour: bool | None) -> None:
+    if output == "json":
+        click.echo(json.dumps(
+            [{"id": r.id, "severity": r.severity, "what": r.what, "why": r.why} for r in RULES.values()], indent=2
+        ))
+        return
+    for rule in RULES.values():
+        click.echo(click.style(rule.id, bold=True) + f"  ({rule.severity})", color=colour)
+        click.echo(f"  {rule.what}")
+        click.echo(f"  Why: {rule.why}")

@@ -1,0 +1,159 @@
+"""What every lint rule shares: the finding type and an index of the objects being linted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from drasim.api import core
+from drasim.api import resource as r
+from drasim.api.meta import ObjectMeta, object_ref
+from drasim.api.validate import ValidationFeatures
+from drasim.cel import DeviceInput, device_input
+
+__all__ = [
+    "SEVERITIES",
+    "DeviceView",
+    "LintContext",
+    "LintFinding",
+    "RequestView",
+    "Workload",
+    "ref_of",
+]
+
+SEVERITIES = ("error", "warning")
+
+Workload = core.Deployment | core.ReplicaSet | core.StatefulSet | core.Job
+
+
+@dataclass(frozen=True, slots=True)
+class LintFinding:
+    """One problem: rule id, `error` or `warning`, the object (`kind/namespace/name`), the field path
+    inside it, a message, and the file the object came from (filled in when known)."""
+
+    rule: str
+    severity: str
+    obj: str
+    path: str
+    message: str
+    source: str | None = None
+    # Further paths this finding stands for (repeats folded into one finding); not part of the output.
+    covers: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, str | None]:
+        """The stable `-o json` shape."""
+        return {
+            "id": self.rule,
+            "severity": self.severity,
+            "object": self.obj,
+            "path": self.path,
+            "message": self.message,
+            "source": self.source,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+def ref_of(obj: object) -> str:
+    """`kind/namespace/name` of any decoded object."""
+    kind = getattr(obj, "KIND", type(obj).__name__)
+    meta = getattr(obj, "metadata", None)
+    return object_ref(kind, meta) if isinstance(meta, ObjectMeta) else kind
+
+
+class DeviceView:
+    """A published device with its pool, and its CEL input built on first use."""
+
+    __slots__ = ("_input", "device", "driver", "pool", "slice")
+
+    def __init__(self, slc: r.ResourceSlice, device: r.Device) -> None:
+        self.slice = slc
+        self.driver = slc.spec.driver
+        self.pool = slc.spec.pool.name
+        self.device = device
+        self._input: DeviceInput | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.device.name}"
+
+    @property
+    def input(self) -> DeviceInput:
+        if self._input is None:
+            self._input = device_input(self.driver, self.device)
+        return self._input
+
+
+@dataclass(frozen=True, slots=True)
+class RequestView:
+    """One `exactly` request or `firstAvailable` subrequest of a claim or template, with its path."""
+
+    obj: str
+    path: str  # spec.devices.requests[0].exactly / spec.spec.devices.requests[1].firstAvailable[0]
+    class_name: str
+    selectors: Sequence[r.DeviceSelector]
+
+
+def _current_slices(slices: Sequence[r.ResourceSlice]) -> list[r.ResourceSlice]:
+    """Slices of the newest generation of their pool: the only ones the allocator reads."""
+    newest: dict[tuple[str, str], int] = {}
+    for s in slices:
+        key = (s.spec.driver, s.spec.pool.name)
+        newest[key] = max(newest.get(key, s.spec.pool.generation), s.spec.pool.generation)
+    return [s for s in slices if s.spec.pool.generation == newest[(s.spec.driver, s.spec.pool.name)]]
+
+
+@dataclass
+class LintContext:
+    """The objects under lint, indexed once for all rules."""
+
+    objects: list[object]
+    version: str
+    features: ValidationFeatures
+    slices: list[r.ResourceSlice] = field(default_factory=list)
+    current_slices: list[r.ResourceSlice] = field(default_factory=list)
+    devices: list[DeviceView] = field(default_factory=list)
+    classes: dict[str, r.DeviceClass] = field(default_factory=dict)
+    claims: list[r.ResourceClaim] = field(default_factory=list)
+    templates: dict[tuple[str, str], r.ResourceClaimTemplate] = field(default_factory=dict)
+    taint_rules: list[r.DeviceTaintRule] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, objects: Sequence[object], version: str, features: ValidationFeatures) -> LintContext:
+        """Index `objects` (any kinds; those lint does not read are ignored)."""
+        ctx = cls(list(objects), version, features)
+        for o in ctx.objects:
+            if isinstance(o, r.ResourceSlice):
+                ctx.slices.append(o)
+            elif isinstance(o, r.DeviceClass):
+                ctx.classes.setdefault(o.metadata.name, o)
+            elif isinstance(o, r.ResourceClaim):
+                ctx.claims.append(o)
+            elif isinstance(o, r.ResourceClaimTemplate):
+                ctx.templates.setdefault((o.metadata.namespace or "default", o.metadata.name), o)
+            elif isinstance(o, r.DeviceTaintRule):
+                ctx.taint_rules.append(o)
+            elif isinstance(o, core.Deployment | core.ReplicaSet | core.StatefulSet | core.Job):
+                ctx.workloads.append(o)
+        ctx.current_slices = _current_slices(ctx.slices)
+        ctx.devices = [DeviceView(s, d) for s in ctx.current_slices for d in s.spec.devices]
+        return ctx
+
+    def requests(self) -> Iterator[RequestView]:
+        """Every request and subrequest of the claims and templates, in object order."""
+        for o in self.objects:
+            if isinstance(o, r.ResourceClaim):
+                yield from _requests(ref_of(o), o.spec, "spec")
+            elif isinstance(o, r.ResourceClaimTemplate):
+                yield from _requests(ref_of(o), o.spec.spec, "spec.spec")
+
+
+def _requests(obj: str, spec: r.ResourceClaimSpec, prefix: str) -> Iterator[RequestView]:
+    for i, req in enumerate(spec.devices.requests):
+        path = f"{prefix}.devices.requests[{i}]"
+        if req.exactly is not None:
+            yield RequestView(obj, f"{path}.exactly", req.exactly.device_class_name, req.exactly.selectors)
+        for j, sub in enumerate(req.first_available or []):
+            yield RequestView(obj, f"{path}.firstAvailable[{j}]", sub.device_class_name, sub.selectors)

@@ -1,0 +1,128 @@
+"""Lint rule feature-unavailable: fields whose feature gate the target release lacks or keeps off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from drasim.api import resource as r
+from drasim.lint.base import LintContext, LintFinding, ref_of
+from drasim.lint.versions import gate_history, gate_stage
+
+__all__ = ["check_features", "feature_uses"]
+
+_LIST_FIELDS = ("ints", "bools", "strings", "versions")
+
+# (gate, path, what): one use of a gated feature inside an object.
+Use = tuple[str, str, str]
+
+
+def _slice_uses(s: r.ResourceSlice) -> Iterator[Use]:
+    spec = s.spec
+    if spec.shared_counters:
+        yield "DRAPartitionableDevices", "spec.sharedCounters", "sharedCounters (partitionable devices)"
+    if spec.per_device_node_selection is not None:
+        yield "DRAPartitionableDevices", "spec.perDeviceNodeSelection", "perDeviceNodeSelection"
+    if spec.partition_type_attribute is not None:
+        yield "DRAPartitionableDevicesType", "spec.partitionTypeAttribute", "partitionTypeAttribute"
+    if spec.skip_node_operations is not None:
+        yield "DRAOptionalNodeOperations", "spec.skipNodeOperations", "skipNodeOperations"
+    for i, d in enumerate(spec.devices):
+        p = f"spec.devices[{i}]"
+        if d.consumes_counters:
+            yield "DRAPartitionableDevices", f"{p}.consumesCounters", "consumesCounters (partitionable devices)"
+        for present, camel in ((d.node_name is not None, "nodeName"), (d.node_selector is not None, "nodeSelector"),
+                               (d.all_nodes is not None, "allNodes")):
+            if present:
+                yield "DRAPartitionableDevices", f"{p}.{camel}", f"per-device {camel}"
+        if d.taints:
+            yield "DRADeviceTaints", f"{p}.taints", "device taints"
+        for present, camel in ((d.binds_to_node is not None, "bindsToNode"),
+                               (bool(d.binding_conditions), "bindingConditions"),
+                               (bool(d.binding_failure_conditions), "bindingFailureConditions")):
+            if present:
+                yield "DRADeviceBindingConditions", f"{p}.{camel}", f"{camel} (binding conditions)"
+        if d.allow_multiple_allocations is not None:
+            yield "DRAConsumableCapacity", f"{p}.allowMultipleAllocations", "allowMultipleAllocations"
+        for key, cap in d.capacity.items():
+            if cap.request_policy is not None:
+                yield ("DRAConsumableCapacity", f"{p}.capacity[{key}].requestPolicy",
+                       "capacity requestPolicy (consumable capacity)")
+        for key, attr in d.attributes.items():
+            for fname in _LIST_FIELDS:
+                if getattr(attr, fname) is not None:
+                    yield ("DRAListTypeAttributes", f"{p}.attributes[{key}].{fname}",
+                           f"list-type attribute value `{fname}`")
+        if d.node_allocatable_resource_mappings is not None:
+            yield ("DRANodeAllocatableResources", f"{p}.nodeAllocatableResourceMappings",
+                   "nodeAllocatableResourceMappings")
+        if d.node_allocatable_resources is not None:
+            yield "DRANodeAllocatableResources", f"{p}.nodeAllocatableResources", "nodeAllocatableResources"
+
+
+def _request_common(req: r.ExactDeviceRequest | r.DeviceSubRequest, p: str) -> Iterator[Use]:
+    if req.tolerations:
+        yield "DRADeviceTaints", f"{p}.tolerations", "device tolerations"
+    if req.capacity is not None:
+        yield "DRAConsumableCapacity", f"{p}.capacity", "capacity requests (consumable capacity)"
+
+
+def _claim_uses(spec: r.ResourceClaimSpec, prefix: str) -> Iterator[Use]:
+    for i, req in enumerate(spec.devices.requests):
+        p = f"{prefix}.devices.requests[{i}]"
+        if req.first_available is not None:
+            yield "DRAPrioritizedList", f"{p}.firstAvailable", "firstAvailable (prioritized alternatives)"
+            for j, sub in enumerate(req.first_available):
+                yield from _request_common(sub, f"{p}.firstAvailable[{j}]")
+        if req.exactly is not None:
+            if req.exactly.admin_access is not None:
+                yield "DRAAdminAccess", f"{p}.exactly.adminAccess", "adminAccess"
+            yield from _request_common(req.exactly, f"{p}.exactly")
+    for i, c in enumerate(spec.devices.constraints):
+        if c.distinct_attribute is not None:
+            yield ("DRAConsumableCapacity", f"{prefix}.devices.constraints[{i}].distinctAttribute",
+                   "distinctAttribute (consumable capacity)")
+
+
+def feature_uses(obj: object) -> Iterator[Use]:
+    """Every use of a gated DRA feature in one object, as (gate, field path, description)."""
+    if isinstance(obj, r.ResourceSlice):
+        yield from _slice_uses(obj)
+    elif isinstance(obj, r.DeviceClass):
+        if obj.spec.extended_resource_name is not None:
+            yield "DRAExtendedResource", "spec.extendedResourceName", "extendedResourceName"
+    elif isinstance(obj, r.ResourceClaim):
+        yield from _claim_uses(obj.spec, "spec")
+    elif isinstance(obj, r.ResourceClaimTemplate):
+        yield from _claim_uses(obj.spec.spec, "spec.spec")
+    elif isinstance(obj, r.DeviceTaintRule):
+        yield "DRADeviceTaintRules", "", "DeviceTaintRule"
+
+
+def check_features(ctx: LintContext) -> list[LintFinding]:
+    """feature-unavailable: error where the release lacks the gate or has it alpha (off by default);
+    warning where it is beta but off by default (DeviceTaintRules in 1.36). Repeats of one feature in
+    one object (say consumesCounters on every device of a slice) fold into one finding."""
+    out = []
+    for obj in ctx.objects:
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for gate, path, what in feature_uses(obj):
+            if gate_stage(gate, ctx.version) not in ("B+", "GA"):
+                grouped.setdefault((gate, what), []).append(path)
+        for (gate, what), paths in grouped.items():
+            stage = gate_stage(gate, ctx.version)
+            state = {"": "which it does not have", "A": "alpha there, off by default",
+                     "B-": "beta there but off by default"}[stage]
+            if gate == "DRADeviceTaintRules":
+                effect = "the API server does not serve DeviceTaintRules unless the gate and its API version are on"
+            else:
+                effect = "the API server drops the field unless the gate is on, so the object does less than it says"
+            more = ""
+            if len(paths) > 1:
+                more = f" (also at {len(paths) - 1} more path{'s' if len(paths) > 2 else ''} of this object)"
+            out.append(LintFinding(
+                "feature-unavailable", "warning" if stage == "B-" else "error", ref_of(obj), paths[0],
+                f"{what} needs the {gate} feature gate in Kubernetes {ctx.version}, {state} "
+                f"({gate_history(gate)}): {effect}{more}",
+                covers=tuple(paths[1:]),
+            ))
+    return out
