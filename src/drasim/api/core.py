@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar
 
 import msgspec
 
-from drasim.api.meta import Condition, Lenient, NodeSelector, NodeSelectorTerm, ObjectMeta
+from drasim.api.meta import Lenient, NodeSelector, NodeSelectorTerm, ObjectMeta
 from drasim.api.quantity import Quantity
 
 # Real clusters fill Nodes and Pods with fields drasim does not model: these structs are Lenient.
@@ -135,9 +136,19 @@ class PodExtendedResourceClaimStatus(Lenient):
     request_mappings: list[ContainerExtendedResourceRequest] = []
 
 
+class PodCondition(Lenient):
+    """Pod conditions carry fields (lastProbeTime, ...) that DRA conditions do not: lenient."""
+
+    type: str = ""
+    status: str = ""
+    last_transition_time: datetime | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
 class PodStatus(Lenient):
     phase: str | None = None
-    conditions: list[Condition] = []
+    conditions: list[PodCondition] = []
     nominated_node_name: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] = []
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None

@@ -1,0 +1,44 @@
+"""`drasim dump`: save a cluster's DRA objects and profile to a directory for offline use (read-only)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import click
+
+from drasim.cli.doctor import cluster_options
+from drasim.sources.dump import DUMP_FILES, write_dump
+from drasim.sources.live import read_cluster
+
+__all__ = ["dump"]
+
+
+@click.command("dump")
+@cluster_options
+@click.option("-o", "--output-dir", "directory", metavar="DIR", required=True,
+              help="Directory to write (created; must be new or empty unless --overwrite).")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="File format (JSON reads faster for clusters with thousands of slices).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing, non-empty DIR.")
+def dump(kubeconfig: str | None, context: str | None, timeout: float, directory: str, fmt: str,
+         overwrite: bool) -> None:
+    """Save every DRA-relevant object of the cluster to DIR: ResourceSlices, DeviceClasses, ResourceClaims,
+    ResourceClaimTemplates, DeviceTaintRules, Nodes, Namespaces and the Pods that use claims (all as
+    resource.k8s.io/v1, whatever version the server serves), plus cluster-info.yaml (server version, served
+    resource.k8s.io versions). Every drasim command reads DIR like any manifest directory; `drasim doctor
+    --from-dump DIR` checks it. Only GET requests are sent; DIR appears complete or not at all.
+
+    Exit codes: 0 written, 2 cannot connect or bad input.
+    """
+    snapshot = read_cluster(kubeconfig, context, timeout=timeout)
+    written = write_dump(snapshot, directory, fmt="json" if fmt == "json" else "yaml", overwrite=overwrite)
+    for warning in snapshot.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    counts = Counter(o.kind for o in snapshot.objects)
+    served = ", ".join(snapshot.resource_versions or ()) or "not served"
+    click.echo(f"Read {snapshot.source}: Kubernetes {snapshot.server_version}, resource.k8s.io {served}")
+    click.echo(f"Wrote {directory}:")
+    stems = {stem: kind for kind, stem in DUMP_FILES.items()}
+    for name in written:
+        kind = stems.get(name.rpartition(".")[0])
+        click.echo(f"  {name:<32} {counts[kind]} {kind}" if kind else f"  {name}")

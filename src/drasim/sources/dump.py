@@ -1,0 +1,205 @@
+"""Dump directories: a cluster's DRA objects plus cluster-info.yaml, written atomically, read back offline."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import yaml
+
+from drasim import __version__
+from drasim.api.encode import to_json, to_yaml
+from drasim.api.kinds import KubeObject
+from drasim.doctor.checks import ClusterSnapshot, parse_minor
+from drasim.errors import InputError
+from drasim.sources.files import EXTENSIONS, load_bytes
+
+__all__ = ["CLUSTER_INFO", "DUMP_FILES", "INFO_API_VERSION", "INFO_KIND", "read_dump", "write_dump"]
+
+CLUSTER_INFO = "cluster-info.yaml"
+# cluster-info.yaml is an object of drasim's own kind: other commands reading the directory with `load_paths`
+# skip it (with a warning naming the kind) instead of failing on a document without apiVersion/kind.
+INFO_API_VERSION = "drasim.dev/v1alpha1"
+INFO_KIND = "ClusterInfo"
+# kind -> file stem, in the order written (cluster-scoped first, then what refers to it).
+DUMP_FILES = {
+    "Namespace": "namespaces", "Node": "nodes", "DeviceClass": "deviceclasses", "ResourceSlice": "resourceslices",
+    "DeviceTaintRule": "devicetaintrules", "ResourceClaimTemplate": "resourceclaimtemplates",
+    "ResourceClaim": "resourceclaims", "Pod": "pods",
+}
+
+Format = Literal["yaml", "json"]
+
+
+def _info(snapshot: ClusterSnapshot) -> dict[str, Any]:
+    counts = Counter(o.kind for o in snapshot.objects)
+    return {
+        "apiVersion": INFO_API_VERSION,
+        "kind": INFO_KIND,
+        "metadata": {"name": "cluster-info"},
+        "source": snapshot.source,
+        "serverVersion": snapshot.server_version,
+        "kubernetesVersion": parse_minor(snapshot.server_version),
+        "resourceVersions": list(snapshot.resource_versions) if snapshot.resource_versions is not None else None,
+        "readVersions": dict(snapshot.read_versions),
+        "objects": {kind: counts.get(kind, 0) for kind in DUMP_FILES if kind in snapshot.read_versions
+                    or counts.get(kind)},
+        "warnings": list(snapshot.warnings),
+        "drasimVersion": __version__,
+    }
+
+
+def _sort_key(obj: KubeObject) -> tuple[str, str]:
+    return obj.metadata.namespace or "", obj.metadata.name
+
+
+def _write(path: str, text: str | bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+def write_dump(snapshot: ClusterSnapshot, directory: str, *, fmt: Format = "yaml",
+               overwrite: bool = False) -> list[str]:
+    """Write `snapshot` to `directory`: one file per kind (`resourceslices.yaml`...) and cluster-info.yaml.
+
+    Everything is written to a temporary sibling directory that is renamed into place at the end, so an
+    error leaves nothing partial behind. An existing non-empty `directory` is replaced only with `overwrite`.
+    Returns the file names written (relative to `directory`). Raises InputError.
+    """
+    target = os.path.abspath(directory)
+    parent, base = os.path.split(target)
+    if os.path.lexists(target):
+        if not os.path.isdir(target):
+            raise InputError("exists and is not a directory", source=directory)
+        if os.listdir(target) and not overwrite:
+            raise InputError("directory exists and is not empty: choose a new one or pass --overwrite",
+                             source=directory)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise InputError(f"cannot create the dump directory: {exc.strerror or exc}", source=directory) from None
+    written = []
+    try:
+        by_kind: dict[str, list[KubeObject]] = {}
+        for obj in snapshot.objects:
+            by_kind.setdefault(obj.kind, []).append(obj)
+        for kind, stem in DUMP_FILES.items():
+            objs = sorted(by_kind.get(kind, []), key=_sort_key)
+            if not objs:
+                continue
+            name = f"{stem}.{fmt}"
+            _write(os.path.join(tmp, name), to_json(objs, as_list=True) + b"\n" if fmt == "json" else to_yaml(objs))
+            written.append(name)
+        header = "# Written by `drasim dump`: the cluster's version and API profile (objects: the other files).\n"
+        _write(os.path.join(tmp, CLUSTER_INFO),
+               header + yaml.safe_dump(_info(snapshot), sort_keys=False, default_flow_style=False))
+        written.insert(0, CLUSTER_INFO)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o777 & ~mask)  # mkdtemp makes it private; the dump gets the usual permissions
+        if os.path.lexists(target):
+            old = tmp + ".old"
+            os.rename(target, old)
+            try:
+                os.rename(tmp, target)
+            except OSError:
+                os.rename(old, target)  # put the previous contents back
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise InputError(f"cannot write the dump: {exc.strerror or exc}", source=directory) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return written
+
+
+def _read_info(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"invalid cluster-info: {exc}", source=path) from None
+    if not isinstance(data, dict) or data.get("kind") != INFO_KIND:
+        raise InputError(f"not a drasim cluster-info file (expected kind: {INFO_KIND})", source=path)
+    return data
+
+
+def _str_list(value: Any, path: str, key: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError("expected a list of strings", source=path, path=key)
+    return tuple(value)
+
+
+def read_dump(directory: str) -> ClusterSnapshot:
+    """Read a dump directory (or any directory of manifests) back into a snapshot.
+
+    Files other than `.yaml/.yml/.json`, and manifests that are not Kubernetes objects drasim reads, are
+    skipped with a warning; a dump's own files (`resourceslices.yaml`...) must decode, or InputError says why.
+    Without cluster-info.yaml the server version and API versions are unknown.
+    """
+    if not os.path.exists(directory):
+        raise InputError("no such directory", source=directory)
+    if not os.path.isdir(directory):
+        raise InputError("not a directory (expected a `drasim dump` output directory)", source=directory)
+    info_path = os.path.join(directory, CLUSTER_INFO)
+    warnings: list[str] = []
+    info: dict[str, Any] = {}
+    if os.path.isfile(info_path):  # without it the doctor reports the version as unknown
+        info = _read_info(info_path)
+    own = {f"{stem}{ext}" for stem in DUMP_FILES.values() for ext in EXTENSIONS}
+    objects: list[KubeObject] = []
+    for path in _walk(directory):
+        if os.path.abspath(path) == os.path.abspath(info_path):
+            continue
+        if not path.lower().endswith(EXTENSIONS):
+            warnings.append(f"{path}: skipped: not a .yaml/.yml/.json file")
+            continue
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:  # unreadable is an error, not a skip: the dump would be silently partial
+            raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
+        try:
+            result = load_bytes(data, source=path, json=path.lower().endswith(".json") or None)
+        except InputError as exc:
+            if os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory) and os.path.basename(path) in own:
+                raise
+            warnings.append(f"{path}: skipped: not Kubernetes objects drasim reads ({exc})")
+            continue
+        objects.extend(result.objects)
+        warnings.extend(result.warnings)
+    read_versions = info.get("readVersions") or {}
+    if not isinstance(read_versions, dict):
+        raise InputError("expected a mapping", source=info_path, path="readVersions")
+    server_version = info.get("serverVersion")
+    source = f"dump {directory}" + (f" of {info['source']}" if isinstance(info.get("source"), str) else "")
+    recorded = _str_list(info.get("warnings"), info_path, "warnings") or ()
+    return ClusterSnapshot(
+        objects=objects,
+        server_version=server_version if isinstance(server_version, str) else None,
+        resource_versions=_str_list(info.get("resourceVersions"), info_path, "resourceVersions"),
+        read_versions={str(k): str(v) for k, v in read_versions.items()},
+        source=source,
+        warnings=[*recorded, *warnings],
+    )
+
+
+def _walk(root: str) -> Sequence[str]:
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        found.extend(os.path.join(dirpath, f) for f in filenames)
+    return sorted(found)
