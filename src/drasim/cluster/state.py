@@ -54,6 +54,14 @@ class ClusterState:
     # Order in which pods entered the cluster (the queue's tie-break after priority).
     arrival: dict[Key, int] = field(default_factory=dict)
     in_use: AllocatedState = field(default_factory=AllocatedState)
+    # Change feeds for incremental readers (the scheduler's caches). `device_epoch` counts the changes
+    # to allocations on each (driver, pool) and `device_log` lists the pools in the order they changed;
+    # `pod_log` lists pods that were added or changed (see pod_changed); `node_version` counts node
+    # additions (see nodes_changed).
+    device_epoch: dict[tuple[str, str], int] = field(default_factory=dict)
+    device_log: list[tuple[str, str]] = field(default_factory=list)
+    pod_log: list[Key] = field(default_factory=list)
+    node_version: int = 0
     _shares: dict[tuple[DeviceID, str], int] = field(default_factory=dict)
     _slice_version: int = 0
     _cache: tuple[int, list[ResourceSlice], SliceCache] | None = None
@@ -74,6 +82,7 @@ class ClusterState:
         """Add or replace one object (claims with an allocation are indexed as in use)."""
         if isinstance(obj, Node):
             self.nodes[obj.metadata.name] = obj
+            self.node_version += 1
         elif isinstance(obj, Namespace):
             self.namespaces[obj.metadata.name] = obj
         elif isinstance(obj, DeviceClass):
@@ -97,6 +106,7 @@ class ClusterState:
             key = key_of(obj)
             self.pods[key] = obj
             self.arrival.setdefault(key, len(self.arrival))
+            self.pod_log.append(key)
         elif isinstance(obj, Deployment | ReplicaSet | StatefulSet | Job):
             self.workloads.append(obj)
 
@@ -104,6 +114,19 @@ class ClusterState:
         claim = self.claims.pop(key, None)
         if claim is not None:
             self._index(claim, -1)
+
+    def delete_pod(self, key: Key) -> None:
+        """Remove a pod (its node frees the pod's resources)."""
+        if self.pods.pop(key, None) is not None:
+            self.pod_log.append(key)
+
+    def pod_changed(self, key: Key) -> None:
+        """Call after editing a pod in place (bound, finished, labels changed): node accounting re-reads it."""
+        self.pod_log.append(key)
+
+    def nodes_changed(self) -> None:
+        """Call after editing nodes in place (labels, taints, allocatable)."""
+        self.node_version += 1
 
     # --- slices as the scheduler sees them --------------------------------------------------------
 
@@ -150,6 +173,9 @@ class ClusterState:
             if r.admin_access:
                 continue  # admin access never makes a device in use
             dev = DeviceID(r.driver, r.pool, r.device)
+            pool_key = (r.driver, r.pool)
+            self.device_epoch[pool_key] = self.device_epoch.get(pool_key, 0) + 1
+            self.device_log.append(pool_key)
             if self.features.consumable_capacity and r.share_id:
                 share = (dev, r.share_id)
                 count = self._shares.get(share, 0) + sign

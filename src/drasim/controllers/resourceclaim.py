@@ -1,0 +1,424 @@
+"""The ResourceClaim controller (spec §6): claims from templates, reservedFor cleanup, deallocation, deletion.
+
+Determinism (where Kubernetes is random):
+
+* A generated claim is named `generateName` + 5 characters. The API server draws them at random from
+  `bcdfghjklmnpqrstvwxz2456789` (no vowels, no 0/1/3); drasim takes them from the same alphabet, from the
+  SHA-256 of `(seed, namespace, pod name, pod claim name, attempt)`. `attempt` starts at 0 and is increased
+  only when the name is taken.
+* Objects without a UID get `deterministic_uid(...)`: an RFC 4122 version-4-shaped UUID from the SHA-256 of
+  the parts (for pods: `seed, "Pod", namespace, name, n`, with `n` increased while the UID is still
+  referenced by some claim, so that a replacement pod under the same name is never mistaken for the old one).
+  A pod read without a UID that claims name by exactly one UID (a hand-written or dumped cluster) takes it.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
+from drasim.api.meta import ObjectMeta, OwnerReference
+from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate
+from drasim.cluster.state import ClusterState, Key
+from drasim.controllers.events import NORMAL, WARNING, Event, ref
+
+__all__ = [
+    "FINALIZER",
+    "GENERATE_NAME_MAX",
+    "MAX_RESERVED_FOR",
+    "POD_CLAIM_NAME_ANNOTATION",
+    "SUFFIX_ALPHABET",
+    "assign_pod_uids",
+    "claim_generate_name",
+    "claim_name",
+    "deterministic_uid",
+    "fresh_pod_uid",
+    "hash_chars",
+    "is_owned_by",
+    "pod_done",
+    "sync",
+    "sync_claim",
+    "sync_pod",
+]
+
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+FINALIZER = "resource.kubernetes.io/delete-protection"
+MAX_RESERVED_FOR = 256
+# generateName is kept this short so that name + 5 random characters fit a 63-character label.
+GENERATE_NAME_MAX = 57
+# The characters apimachinery's random suffixes are drawn from.
+SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_TERMINAL = ("Succeeded", "Failed")
+
+
+# --- deterministic names and UIDs ------------------------------------------------------------------
+
+def _digest(parts: Iterable[object]) -> bytes:
+    return hashlib.sha256("\x00".join(str(p) for p in parts).encode()).digest()
+
+
+def hash_chars(parts: Sequence[object], length: int) -> str:
+    """`length` characters of `SUFFIX_ALPHABET` derived from the SHA-256 of `parts` (at most 50)."""
+    value = int.from_bytes(_digest(parts), "big")
+    out = []
+    for _ in range(length):
+        value, digit = divmod(value, len(SUFFIX_ALPHABET))
+        out.append(SUFFIX_ALPHABET[digit])
+    return "".join(out)
+
+
+def deterministic_uid(*parts: object) -> str:
+    """A UUID (lower-case, 36 characters, version 4 layout) derived from `parts`."""
+    return str(uuid.UUID(bytes=_digest(parts)[:16], version=4))
+
+
+def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
+    """`<pod>-<pod claim>-`; over 57 characters both parts shrink proportionally and join without the
+    trailing `-` (spec §6.1 step 3)."""
+    base = f"{pod_name}-{pod_claim_name}-"
+    if len(base) <= GENERATE_NAME_MAX:
+        return base
+    pod_part = pod_name[: len(pod_name) * GENERATE_NAME_MAX // len(base)]
+    claim_part = pod_claim_name[: len(pod_claim_name) * GENERATE_NAME_MAX // len(base)]
+    return f"{pod_part}-{claim_part}"
+
+
+def claim_name(namespace: str, pod_name: str, pod_claim_name: str, *, seed: int = 0, attempt: int = 0) -> str:
+    """The name drasim's "API server" gives the claim generated for `pod_claim_name` of the pod."""
+    suffix = hash_chars((seed, namespace, pod_name, pod_claim_name, attempt), 5)
+    return claim_generate_name(pod_name, pod_claim_name) + suffix
+
+
+def _referenced_uids(state: ClusterState) -> tuple[set[str], dict[Key, set[str]]]:
+    """Every pod UID in use or named by a claim, and the UIDs claims name per pod (namespace, name)."""
+    uids = {p.metadata.uid for p in state.pods.values() if p.metadata.uid}
+    by_pod: dict[Key, set[str]] = {}
+    for (ns, _), claim in state.claims.items():
+        refs = [(o.name, o.uid) for o in claim.metadata.owner_references if o.kind == "Pod" and o.uid]
+        if claim.status is not None:
+            refs += [(r.name, r.uid) for r in claim.status.reserved_for
+                     if r.resource == "pods" and not r.api_group and r.uid]
+        for name, uid in refs:
+            uids.add(uid)
+            by_pod.setdefault((ns, name), set()).add(uid)
+    return uids, by_pod
+
+
+def fresh_pod_uid(state: ClusterState, namespace: str, name: str, *, seed: int = 0,
+                  taken: set[str] | None = None) -> str:
+    """A deterministic UID for a new pod that no pod or claim refers to yet."""
+    taken = taken if taken is not None else _referenced_uids(state)[0]
+    n = 0
+    while (uid := deterministic_uid(seed, "Pod", namespace, name, n)) in taken:
+        n += 1
+    return uid
+
+
+def assign_pod_uids(state: ClusterState, *, seed: int = 0) -> None:
+    """Give every pod without `metadata.uid` one. A pod that claims name by exactly one UID (in
+    `reservedFor` or as controller owner: a hand-written or dumped cluster) takes that UID; any other gets
+    `fresh_pod_uid`. Pods created during a simulation should get fresh UIDs when created, so that a
+    replacement is never mistaken for the pod it replaces."""
+    missing = [p for p in state.pods.values() if not p.metadata.uid]
+    if not missing:
+        return
+    taken, by_pod = _referenced_uids(state)
+    in_use = {p.metadata.uid for p in state.pods.values() if p.metadata.uid}
+    for pod in missing:
+        key = (pod.metadata.namespace or "default", pod.metadata.name)
+        named = by_pod.get(key, set())
+        if len(named) == 1 and not named & in_use:
+            pod.metadata.uid = next(iter(named))
+        else:
+            pod.metadata.uid = fresh_pod_uid(state, key[0], key[1], seed=seed, taken=taken)
+        taken.add(pod.metadata.uid)
+        in_use.add(pod.metadata.uid)
+
+
+# --- predicates ---------------------------------------------------------------------------------
+
+def pod_done(pod: Pod) -> bool:
+    """Terminal phase, or deleted before it was ever scheduled: it will never use its claims again."""
+    if pod.status is not None and pod.status.phase in _TERMINAL:
+        return True
+    return pod.metadata.deletion_timestamp is not None and not pod.spec.node_name
+
+
+def _controller_pod_ref(claim: ResourceClaim) -> OwnerReference | None:
+    for owner in claim.metadata.owner_references:
+        if owner.controller and owner.api_version == "v1" and owner.kind == "Pod":
+            return owner
+    return None
+
+
+def is_owned_by(claim: ResourceClaim, pod: Pod) -> bool:
+    """Whether the claim's controller owner reference is this pod (by UID)."""
+    owner = _controller_pod_ref(claim)
+    return owner is not None and bool(pod.metadata.uid) and owner.uid == pod.metadata.uid
+
+
+def _reserved_for_pod(claim: ResourceClaim, pod: Pod) -> bool:
+    if claim.status is None:
+        return False
+    return any(r.resource == "pods" and not r.api_group and r.uid == pod.metadata.uid
+               for r in claim.status.reserved_for)
+
+
+# --- pods: template -> claim ------------------------------------------------------------------------
+
+class _ClaimError(Exception):
+    """A pod claim that cannot be created now (upstream retries; drasim retries on the next pass)."""
+
+
+@dataclass
+class _OwnedIndex:
+    """Claims by (namespace, controller pod UID), for the orphan lookup; built once per pass."""
+
+    by_owner: dict[tuple[str, str], list[ResourceClaim]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, claims: Iterable[ResourceClaim]) -> _OwnedIndex:
+        index = cls()
+        for claim in claims:
+            index.add(claim)
+        return index
+
+    def add(self, claim: ResourceClaim) -> None:
+        owner = _controller_pod_ref(claim)
+        if owner is not None:
+            key = (claim.metadata.namespace or "default", owner.uid)
+            self.by_owner.setdefault(key, []).append(claim)
+
+
+def sync_pod(state: ClusterState, pod: Pod, *, seed: int = 0) -> list[Event]:
+    """Create (or adopt) the claims of the pod's `resourceClaimTemplateName` entries, record them in
+    `status.resourceClaimStatuses`, and reserve allocated claims for a pod bound without the scheduler.
+
+    Pods being deleted or already finished are left alone (a finished pod's claims would be deleted
+    straight away). A failing entry (missing template, admin access with the gate off) yields a Warning
+    `FailedResourceClaimCreation` event and stops the pass for this pod, as upstream's retry does.
+    """
+    if pod.metadata.deletion_timestamp is not None or pod_done(pod):
+        return []
+    if not pod.metadata.uid:
+        assign_pod_uids(state, seed=seed)
+    return _sync_pod(state, pod, seed=seed, index=_OwnedIndex.build(state.claims.values()))
+
+
+def _sync_pod(state: ClusterState, pod: Pod, *, seed: int, index: _OwnedIndex) -> list[Event]:
+    if pod.metadata.deletion_timestamp is not None or pod_done(pod):
+        return []
+    ns = pod.metadata.namespace or "default"
+    events: list[Event] = []
+    recorded: dict[str, str] = {}
+    failed = False
+    for entry in pod.spec.resource_claims:
+        if not entry.resource_claim_template_name:
+            continue
+        try:
+            name = _template_claim(state, pod, ns, entry.name, entry.resource_claim_template_name,
+                                   seed=seed, index=index, events=events)
+        except _ClaimError as err:
+            events.append(Event(state.now, WARNING, ref(pod), "FailedResourceClaimCreation",
+                                f"PodResourceClaim {entry.name}: {err}"))
+            failed = True
+            break
+        if name is not None:
+            recorded[entry.name] = name
+    if recorded:
+        _record_statuses(pod, recorded)
+        state.pod_changed((ns, pod.metadata.name))
+    if not failed and pod.spec.node_name:
+        events += _reserve_bound_pod(state, pod, ns)
+    return events
+
+
+def _template_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, template_name: str, *,
+                    seed: int, index: _OwnedIndex, events: list[Event]) -> str | None:
+    """The claim name to record for one template entry, or None when the recorded one is still right."""
+    current = state.pod_claim_name(pod, pod_claim)
+    if current:
+        claim = state.claims.get((ns, current))
+        if claim is not None and is_owned_by(claim, pod):
+            return None
+    for orphan in index.by_owner.get((ns, pod.metadata.uid or ""), []):
+        if orphan.metadata.annotations.get(POD_CLAIM_NAME_ANNOTATION) == pod_claim \
+                and (ns, orphan.metadata.name) in state.claims:
+            events.append(Event(state.now, NORMAL, ref(pod), "AdoptedResourceClaim",
+                                f"PodResourceClaim {pod_claim}: using existing ResourceClaim "
+                                f"{orphan.metadata.name}"))
+            return orphan.metadata.name
+    template = state.templates.get((ns, template_name))
+    if template is None:
+        raise _ClaimError(f'resource claim template "{template_name}": '
+                          f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
+    if not state.features.admin_access and _needs_admin_access(template):
+        raise _ClaimError("admin access is requested, but the feature is disabled")
+    claim = _new_claim(state, pod, ns, pod_claim, template, seed=seed)
+    state.add(claim)
+    index.add(claim)
+    events.append(Event(state.now, NORMAL, ref(pod), "CreatedResourceClaim",
+                        f"PodResourceClaim {pod_claim}: created ResourceClaim {claim.metadata.name} "
+                        f"from ResourceClaimTemplate {template_name}"))
+    return claim.metadata.name
+
+
+def _needs_admin_access(template: ResourceClaimTemplate) -> bool:
+    return any(r.exactly is not None and r.exactly.admin_access for r in template.spec.spec.devices.requests)
+
+
+def _new_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, template: ResourceClaimTemplate, *,
+               seed: int) -> ResourceClaim:
+    attempt = 0
+    while (ns, (name := claim_name(ns, pod.metadata.name, pod_claim, seed=seed, attempt=attempt))) in state.claims:
+        attempt += 1  # the API server would answer AlreadyExists; the controller's retry draws again
+    tmeta = template.spec.metadata or ObjectMeta()
+    meta = ObjectMeta(
+        name=name,
+        generate_name=claim_generate_name(pod.metadata.name, pod_claim),
+        namespace=ns,
+        uid=deterministic_uid(seed, "ResourceClaim", ns, name),
+        creation_timestamp=state.now,
+        labels=dict(tmeta.labels),
+        annotations={**tmeta.annotations, POD_CLAIM_NAME_ANNOTATION: pod_claim},
+        owner_references=[OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name,
+                                         uid=pod.metadata.uid or "", controller=True,
+                                         block_owner_deletion=True)],
+    )
+    return ResourceClaim(metadata=meta, spec=copy.deepcopy(template.spec.spec))
+
+
+def _record_statuses(pod: Pod, recorded: dict[str, str]) -> None:
+    if pod.status is None:
+        pod.status = PodStatus()
+    statuses = pod.status.resource_claim_statuses
+    for entry in statuses:
+        if entry.name in recorded:
+            entry.resource_claim_name = recorded.pop(entry.name)
+    # A server-side-apply list map keyed by name: new keys go to the end, in spec order.
+    statuses.extend(PodResourceClaimStatus(name=n, resource_claim_name=c) for n, c in recorded.items())
+
+
+def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
+    """Spec §6.1 step 5: a pod bound without the scheduler gets itself into `reservedFor` of allocated claims."""
+    events: list[Event] = []
+    for entry in pod.spec.resource_claims:
+        name = state.pod_claim_name(pod, entry.name)
+        claim = state.claims.get((ns, name)) if name else None
+        if claim is None or claim.status is None or claim.status.allocation is None:
+            continue
+        if entry.resource_claim_template_name and not is_owned_by(claim, pod):
+            continue
+        if _reserved_for_pod(claim, pod) or claim.metadata.deletion_timestamp is not None:
+            continue
+        if len(claim.status.reserved_for) >= MAX_RESERVED_FOR:
+            continue  # the API server would reject the update
+        claim.status.reserved_for.append(ResourceClaimConsumerReference(
+            resource="pods", name=pod.metadata.name, uid=pod.metadata.uid or ""))
+        events.append(Event(state.now, NORMAL, ref(claim), "ReservationAdded",
+                            f"reserved for pod {pod.metadata.name} (bound to node {pod.spec.node_name} "
+                            "without the scheduler)"))
+    return events
+
+
+# --- claims: reservedFor cleanup, deallocation, deletion ------------------------------------------
+
+def sync_claim(state: ClusterState, key: Key) -> list[Event]:
+    """Drop `reservedFor` pods that are gone, replaced or done; deallocate when the last consumer left
+    (only with the `delete-protection` finalizer, as upstream); delete a generated claim whose pod is done,
+    replaced or gone (the garbage collector's part included); finish the deletion of a claim being deleted."""
+    claim = state.claims.get(key)
+    if claim is None:
+        return []
+    ns = key[0]
+    events: list[Event] = []
+    meta = claim.metadata
+    status = claim.status
+    reserved = status.reserved_for if status is not None else []
+    valid: list[ResourceClaimConsumerReference] = []
+    for consumer in reserved:
+        if consumer.resource == "pods" and not consumer.api_group:
+            pod = state.pods.get((ns, consumer.name))
+            if pod is None or pod.metadata.uid != consumer.uid or pod_done(pod):
+                why = "is gone" if pod is None else ("was replaced" if pod.metadata.uid != consumer.uid
+                                                     else "is done")
+                events.append(Event(state.now, NORMAL, ref(claim), "ReservationRemoved",
+                                    f"pod {consumer.name} {why}"))
+                continue
+        valid.append(consumer)  # other consumer kinds (PodGroups) are kept: drasim does not model them
+
+    if len(valid) < len(reserved):
+        assert status is not None
+        status.reserved_for = valid
+        if not valid and FINALIZER in meta.finalizers and status.allocation is not None:
+            events += _deallocate(state, key, claim, "no consumer left")
+        if status.allocation is None and FINALIZER in meta.finalizers:
+            meta.finalizers = [f for f in meta.finalizers if f != FINALIZER]
+    elif meta.deletion_timestamp is not None and FINALIZER in meta.finalizers and not valid:
+        if status is not None and status.allocation is not None:
+            events += _deallocate(state, key, claim, "claim is being deleted")
+        meta.finalizers = [f for f in meta.finalizers if f != FINALIZER]
+
+    if meta.deletion_timestamp is not None:
+        if not meta.finalizers:
+            state.delete_claim(key)
+            events.append(Event(state.now, NORMAL, ref(claim), "DeletedResourceClaim", "deletion completed"))
+        return events
+
+    if not valid:
+        owner = _controller_pod_ref(claim)
+        if owner is not None:
+            pod = state.pods.get((ns, owner.name))
+            if pod is None or pod.metadata.uid != owner.uid or pod_done(pod):
+                why = "is gone" if pod is None else ("was replaced" if pod.metadata.uid != owner.uid
+                                                     else "is done")
+                events += _delete(state, key, claim, f"owning pod {owner.name} {why}")
+    return events
+
+
+def _deallocate(state: ClusterState, key: Key, claim: ResourceClaim, why: str) -> list[Event]:
+    state.set_allocation(key, None)
+    return [Event(state.now, NORMAL, ref(claim), "DeallocatedResourceClaim", f"allocation cleared: {why}")]
+
+
+def _delete(state: ClusterState, key: Key, claim: ResourceClaim, why: str) -> list[Event]:
+    """Delete as the API server does: a claim with finalizers only gets a deletion timestamp; the
+    controller's own finalizer is released at once since the claim has no consumer."""
+    meta = claim.metadata
+    events: list[Event] = []
+    if meta.deletion_timestamp is None:
+        meta.deletion_timestamp = state.now
+    if FINALIZER in meta.finalizers:
+        if claim.status is not None and claim.status.allocation is not None:
+            events += _deallocate(state, key, claim, why)
+        meta.finalizers = [f for f in meta.finalizers if f != FINALIZER]
+    if meta.finalizers:
+        events.append(Event(state.now, NORMAL, ref(claim), "DeletingResourceClaim",
+                            f"{why}; waiting for finalizers {', '.join(meta.finalizers)}"))
+        return events
+    state.delete_claim(key)
+    events.append(Event(state.now, NORMAL, ref(claim), "DeletedResourceClaim", why))
+    return events
+
+
+# --- one controller pass -------------------------------------------------------------------------
+
+def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
+    """One full pass: UIDs for new pods, then every pod (in arrival order), then every claim (sorted by
+    namespace and name). Call it after anything changed pods or claims; a second call right after
+    changes nothing."""
+    assign_pod_uids(state, seed=seed)
+    index = _OwnedIndex.build(state.claims.values())
+    events: list[Event] = []
+    order = sorted(state.pods, key=lambda k: (state.arrival.get(k, 1 << 62), k))
+    for key in order:
+        pod = state.pods.get(key)
+        if pod is not None:
+            events += _sync_pod(state, pod, seed=seed, index=index)
+    for key in sorted(state.claims):
+        events += sync_claim(state, key)
+    return events

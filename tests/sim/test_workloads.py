@@ -1,0 +1,309 @@
+"""Workload expansion: names, counts, ownership, Job completions, garbage collection, input checks."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import msgspec
+import yaml
+
+from drasim.api.core import Deployment, Job, Pod, PodStatus, ReplicaSet, StatefulSet
+from drasim.api.decode import decode_object
+from drasim.api.meta import ObjectMeta, OwnerReference
+from drasim.api.resource import ResourceClaimTemplate
+from drasim.cluster import EPOCH, ClusterState
+from drasim.controllers import resourceclaim as rc
+from drasim.sim import workloads as wl
+
+SUFFIX = f"[{rc.SUFFIX_ALPHABET}]"
+
+
+def obj(text: str) -> Any:
+    return decode_object(yaml.safe_load(text), source="test")
+
+
+DEPLOY = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  template:
+    metadata: {labels: {app: web}, annotations: {drasim.dev/run-for: 10m}}
+    spec:
+      containers: [{name: c, image: x}]
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]
+"""
+
+JOB = """
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: ml}
+spec:
+  parallelism: 2
+  completions: 3
+  template:
+    metadata: {labels: {app: train}}
+    spec: {containers: [{name: c}]}
+"""
+
+
+def pods_of(state: ClusterState) -> list[Pod]:
+    return sorted(state.pods.values(), key=lambda p: p.metadata.name)
+
+
+def finish(state: ClusterState, pod: Pod, phase: str = "Succeeded") -> None:
+    pod.status = PodStatus(phase=phase)
+
+
+# --- Deployments and ReplicaSets --------------------------------------------------------------------
+
+def test_deployment_expands_to_replicaset_and_pods() -> None:
+    d = obj(DEPLOY)
+    out = wl.expand(d)
+    rs, *pods = out
+    assert isinstance(rs, ReplicaSet)
+    phash = wl.pod_template_hash(d.spec.template)
+    assert re.fullmatch(f"{SUFFIX}{{10}}", phash)
+    assert rs.metadata.name == f"web-{phash}" and rs.metadata.namespace == "default"
+    assert rs.metadata.labels == {"app": "web", "pod-template-hash": phash}
+    owner, = rs.metadata.owner_references
+    assert (owner.kind, owner.name, owner.uid, owner.controller) == ("Deployment", "web", wl.workload_uid(d), True)
+    assert len(pods) == 3 and all(isinstance(p, Pod) for p in pods)
+    names = [p.metadata.name for p in pods]
+    assert len(set(names)) == 3
+    for p in pods:
+        assert isinstance(p, Pod)
+        assert re.fullmatch(f"web-{phash}-{SUFFIX}{{5}}", p.metadata.name)
+        assert p.metadata.generate_name == f"web-{phash}-"
+        assert p.metadata.namespace == "default"
+        assert p.metadata.labels == {"app": "web", "pod-template-hash": phash}
+        assert p.metadata.annotations == {"drasim.dev/run-for": "10m"}
+        ref, = p.metadata.owner_references
+        assert (ref.api_version, ref.kind, ref.name, ref.uid) == ("apps/v1", "ReplicaSet", rs.metadata.name,
+                                                                  rs.metadata.uid)
+        assert ref.controller is True and ref.block_owner_deletion is True
+        assert p.spec.resource_claims[0].resource_claim_template_name == "gpu"
+        assert p.metadata.creation_timestamp == EPOCH
+
+
+def test_expansion_is_deterministic_pure_and_seeded() -> None:
+    d = obj(DEPLOY)
+    before = msgspec.json.encode(d)
+    a = [o.metadata.name for o in wl.expand(d)]
+    assert a == [o.metadata.name for o in wl.expand(d)]
+    assert msgspec.json.encode(d) == before
+    b = [o.metadata.name for o in wl.expand(d, seed=7)]
+    assert a[0] == b[0]  # the ReplicaSet name depends on the template only
+    assert a[1:] != b[1:]
+
+
+def test_template_hash_follows_the_template() -> None:
+    d = obj(DEPLOY)
+    e = copy.deepcopy(d)
+    e.spec.template.metadata.labels["tier"] = "x"
+    assert wl.pod_template_hash(d.spec.template) != wl.pod_template_hash(e.spec.template)
+    f = copy.deepcopy(d)
+    f.metadata.name = "other"
+    f.spec.replicas = 9
+    assert wl.pod_template_hash(d.spec.template) == wl.pod_template_hash(f.spec.template)
+
+
+def test_replicaset_replaces_finished_pods_and_scales() -> None:
+    rs = obj("""
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs, namespace: ml}
+spec: {replicas: 2, template: {metadata: {labels: {a: b}}}}
+""")
+    state = ClusterState.from_objects([rs])
+    ctl = wl.WorkloadController()
+    events = ctl.reconcile(state)
+    assert [e.reason for e in events] == ["SuccessfulCreate"] * 2
+    assert events[0].message.startswith("Created pod: rs-")
+    first = pods_of(state)
+    finish(state, first[0], "Failed")
+    ctl.reconcile(state)
+    assert len(state.pods) == 3  # the failed pod stays, a replacement joins
+    rs.spec.replicas = 0
+    events = ctl.reconcile(state)
+    assert [e.reason for e in events] == ["SuccessfulDelete"] * 2
+    assert [p.metadata.name for p in state.pods.values()] == [first[0].metadata.name]
+    assert ctl.reconcile(state) == []
+
+
+def test_deployment_template_change_replaces_the_replicaset() -> None:
+    d = obj(DEPLOY)
+    state = ClusterState.from_objects([d])
+    ctl = wl.WorkloadController()
+    ctl.reconcile(state)
+    old_rs = state.workloads[1].metadata.name
+    d.spec.template.metadata.labels["v"] = "2"
+    events = ctl.reconcile(state)
+    messages = [e.message for e in events if e.reason == "ScalingReplicaSet"]
+    assert messages[0] == f"Scaled down replica set {old_rs} from 3 to 0"
+    assert messages[1].startswith("Scaled up replica set web-") and messages[1].endswith("from 0 to 3")
+    assert [w.metadata.name for w in state.workloads][1] != old_rs and len(state.workloads) == 2
+    assert len(state.pods) == 3
+    assert all(p.metadata.name.startswith(state.workloads[1].metadata.name) for p in state.pods.values())
+
+
+def test_deployment_replica_change_scales_the_replicaset() -> None:
+    d = obj(DEPLOY)
+    state = ClusterState.from_objects([d])
+    ctl = wl.WorkloadController()
+    ctl.reconcile(state)
+    d.spec.replicas = 1
+    events = ctl.reconcile(state)
+    assert events[0].message.startswith("Scaled down replica set web-") and events[0].message.endswith("3 to 1")
+    assert len(state.pods) == 1
+
+
+def test_deleting_a_deployment_collects_replicaset_and_pods() -> None:
+    d = obj(DEPLOY)
+    bare = Pod(metadata=ObjectMeta(name="bare"))
+    foreign = Pod(metadata=ObjectMeta(name="foreign", owner_references=[
+        OwnerReference(kind="ReplicaSet", name="not-managed", controller=True)]))
+    state = ClusterState.from_objects([d, bare, foreign])
+    ctl = wl.WorkloadController()
+    ctl.reconcile(state)
+    state.workloads.remove(d)
+    events = ctl.reconcile(state)
+    assert [e.reason for e in events] == ["GarbageCollected"] * 4
+    assert not state.workloads
+    assert sorted(k[1] for k in state.pods) == ["bare", "foreign"]  # owners never managed here are kept
+
+
+# --- StatefulSets -----------------------------------------------------------------------------------
+
+def test_statefulset_ordinals_and_recreation_with_a_new_uid() -> None:
+    ss = obj("""
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: ml}
+spec: {replicas: 3, template: {metadata: {labels: {app: db}}}}
+""")
+    assert isinstance(ss, StatefulSet)
+    state = ClusterState.from_objects([ss])
+    ctl = wl.WorkloadController()
+    ctl.reconcile(state)
+    assert [p.metadata.name for p in pods_of(state)] == ["db-0", "db-1", "db-2"]
+    p1 = state.pods[("ml", "db-1")]
+    assert p1.metadata.labels == {"app": "db", "statefulset.kubernetes.io/pod-name": "db-1",
+                                  "apps.kubernetes.io/pod-index": "1"}
+    old_uid = p1.metadata.uid
+    finish(state, p1)
+    events = ctl.reconcile(state)
+    assert [e.message for e in events] == ["delete Pod db-1 in StatefulSet db successful",
+                                           "create Pod db-1 in StatefulSet db successful"]
+    assert state.pods[("ml", "db-1")].metadata.uid != old_uid
+    ss.spec.replicas = 1
+    ctl.reconcile(state)
+    assert list(state.pods) == [("ml", "db-0")]
+
+
+# --- Jobs --------------------------------------------------------------------------------------------
+
+def test_job_runs_parallelism_pods_until_completions() -> None:
+    job = obj(JOB)
+    assert isinstance(job, Job)
+    state = ClusterState.from_objects([job])
+    ctl = wl.WorkloadController()
+    ctl.reconcile(state)
+    assert len(state.pods) == 2
+    for p in state.pods.values():
+        assert re.fullmatch(f"train-{SUFFIX}{{5}}", p.metadata.name)
+        assert p.metadata.labels == {"app": "train", "batch.kubernetes.io/job-name": "train", "job-name": "train"}
+        assert p.metadata.owner_references[0].kind == "Job"
+    a, b = pods_of(state)
+    finish(state, a)
+    ctl.reconcile(state)
+    assert len(state.pods) == 3  # one more: 1 succeeded + 2 active
+    finish(state, b, "Failed")
+    ctl.reconcile(state)
+    active = [p for p in state.pods.values() if p.status is None]
+    assert len(active) == 2  # the failed pod is replaced
+    for p in active:
+        finish(state, p)
+    events = ctl.reconcile(state)
+    assert [(e.reason, e.message) for e in events] == [("Completed", "Job completed")]
+    assert ctl.reconcile(state) == []
+    assert sum(1 for p in state.pods.values() if p.status and p.status.phase == "Succeeded") == 3
+
+
+def test_job_completions_limit_active_pods() -> None:
+    job = obj(JOB)
+    job.spec.parallelism = 5
+    state = ClusterState.from_objects([job])
+    wl.WorkloadController().reconcile(state)
+    assert len(state.pods) == 3
+
+
+def test_job_without_completions_is_done_after_one_success() -> None:
+    job = obj(JOB)
+    job.spec.completions = None
+    state = ClusterState.from_objects([job])
+    ctl = wl.WorkloadController()
+    ctl.reconcile(state)
+    a, b = pods_of(state)
+    finish(state, a)
+    assert ctl.reconcile(state) == []  # no new pods; b still runs
+    finish(state, b)
+    assert [e.reason for e in ctl.reconcile(state)] == ["Completed"]
+
+
+def test_pods_get_claims_from_the_claim_controller() -> None:
+    tmpl = obj("""
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+""")
+    state = ClusterState.from_objects([obj(DEPLOY), tmpl])
+    wl.WorkloadController().reconcile(state)
+    rc.sync(state)
+    assert len(state.claims) == 3
+    for p in state.pods.values():
+        name = state.pod_claim_name(p, "gpu")
+        assert name is not None and name.startswith(f"{p.metadata.name}-gpu-")
+
+
+# --- checks -----------------------------------------------------------------------------------------
+
+def test_missing_template_is_reported_with_its_path() -> None:
+    errors = wl.check_workloads([obj(DEPLOY)])
+    assert [str(e) for e in errors] == [
+        'Deployment/default/web: spec.template.spec.resourceClaims[0].resourceClaimTemplateName: '
+        'ResourceClaimTemplate "gpu" does not exist in namespace "default"']
+    assert errors[0].exit_code == 2
+    tmpl = ResourceClaimTemplate(metadata=ObjectMeta(name="gpu", namespace="default"))
+    assert wl.check_workloads([obj(DEPLOY), tmpl]) == []
+    other_ns = ResourceClaimTemplate(metadata=ObjectMeta(name="gpu", namespace="ml"))
+    assert len(wl.check_workloads([obj(DEPLOY), other_ns])) == 1
+
+
+def test_negative_counts_are_reported() -> None:
+    job = obj(JOB)
+    job.spec.parallelism = -1
+    errors = wl.check_workloads([job])
+    assert [(e.obj, e.path) for e in errors] == [("Job/ml/train", "spec.parallelism")]
+
+
+def test_ownership_cycles_are_reported_once() -> None:
+    def rs(name: str, owner: str) -> ReplicaSet:
+        return ReplicaSet(metadata=ObjectMeta(name=name, namespace="ml", owner_references=[
+            OwnerReference(api_version="apps/v1", kind="Deployment", name=owner, controller=True)]))
+
+    def deploy(name: str, owner: str) -> Deployment:
+        return Deployment(metadata=ObjectMeta(name=name, namespace="ml", owner_references=[
+            OwnerReference(api_version="apps/v1", kind="ReplicaSet", name=owner)]))
+
+    errors = wl.check_workloads([rs("a", "b"), deploy("b", "a"), rs("c", "b")])
+    assert [str(e) for e in errors] == [
+        "Deployment/ml/b: metadata.ownerReferences[0]: ownership cycle: "
+        "Deployment/ml/b -> ReplicaSet/ml/a -> Deployment/ml/b"]
+    selfish = Pod(metadata=ObjectMeta(name="me", owner_references=[OwnerReference(kind="Pod", name="me")]))
+    assert [str(e) for e in wl.check_workloads([selfish])] == [
+        "Pod/default/me: metadata.ownerReferences[0]: ownership cycle: Pod/default/me -> Pod/default/me"]
