@@ -37,7 +37,7 @@ class Pool:
         return f"{self.driver}/{self.name}"
 
 
-def _relevant(slc: ResourceSlice, node: Node, features: Features) -> bool:
+def slice_relevant(slc: ResourceSlice, node: Node, features: Features) -> bool:
     spec = slc.spec
     # 1.36: counter slices are relevant wherever they are published.
     if spec.shared_counters and features.partitionable_devices:
@@ -67,7 +67,7 @@ def gather_pools(slices: list[ResourceSlice], node: Node, features: Features,
         if not features.partitionable_devices and (
                 spec.per_device_node_selection is not None or spec.shared_counters):
             continue
-        if not _relevant(slc, node, features):
+        if not slice_relevant(slc, node, features):
             continue
         key = (spec.driver, spec.pool.name)
         have = kept.get(key)

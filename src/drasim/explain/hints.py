@@ -1,0 +1,265 @@
+"""Named hints for the DRA traps users hit: MIG off, missing attributes, pool slice counts, preemption, replicas."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from drasim.allocator import AllocatedState, AllocationError, Allocator
+from drasim.allocator.constraints import lookup_attribute
+from drasim.allocator.search import claim_ref
+from drasim.api.core import Pod
+from drasim.api.resource import Device, ResourceClaim
+from drasim.cluster.state import ClusterState
+
+if TYPE_CHECKING:
+    from drasim.explain.diagnose import NodeGroup, _Alt, _Ctx, _Node
+
+POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+
+MIG_OFF = ("MIG mode is off or not configured on these GPUs; the driver advertises full GPUs only")
+NO_PREEMPTION = "preemption will not help: the scheduler does not preempt for DRA devices"
+
+
+@dataclass
+class Hint:
+    """A named trap, with what to do about it. `code` is stable (JSON), `message` is for people."""
+
+    code: str
+    message: str
+    # Objects the hint is about that differ from node to node (e.g. the claims holding devices): kept
+    # out of node grouping and merged over a group's nodes.
+    subjects: list[str] = field(default_factory=list)
+
+
+def node_hints(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
+    """Hints that depend on one node's devices and verdict."""
+    out: list[Hint] = []
+    out += _mig_off(ctx, nd, group)
+    out += _cel_errors(group)
+    out += _pools(group)
+    out += _taints(group)
+    out += _preemption(ctx, nd, group)
+    return out
+
+
+def _taints(group: NodeGroup) -> list[Hint]:
+    if group.verdict.status == "allocated":
+        return []
+    out: list[Hint] = []
+    for claim in group.claims:
+        for req in claim.requests:
+            for alt in req.alternatives:
+                for rc in alt.excluded:
+                    if rc.reason != "taint":
+                        continue
+                    out.append(Hint("untolerated-taint", (
+                        f"{rc.count} device(s) for {alt.name} carry {rc.detail}, which the request does not "
+                        "tolerate. If it may use them, add a matching toleration to the request "
+                        "(spec.devices.requests[].exactly.tolerations or the firstAvailable entry).")))
+    return out
+
+
+# --- MIG ---------------------------------------------------------------------------------------
+
+_MIG_WORD = re.compile(r"(?<![a-z0-9])mig(?![a-z0-9])", re.IGNORECASE)
+
+
+def _attr(dev: Device, driver: str, name: str) -> str | None:
+    attr = lookup_attribute(dev, driver, f"{driver}/{name}")
+    return attr.string if attr is not None else None
+
+
+def _is_mig(dev: Device, driver: str) -> bool:
+    return (_attr(dev, driver, "type") == "mig" or lookup_attribute(dev, driver, f"{driver}/parentUUID") is not None
+            or lookup_attribute(dev, driver, f"{driver}/profile") is not None)
+
+
+def _is_full_gpu(dev: Device, driver: str) -> bool:
+    return _attr(dev, driver, "type") == "gpu"
+
+
+def _asks_for_mig(alt: _Alt) -> bool:
+    texts = [alt.request.device_class_name]
+    if alt.cls is not None:
+        texts += [s.cel.expression for s in alt.cls.spec.selectors if s.cel is not None]
+    texts += [s.cel.expression for s in alt.request.selectors if s.cel is not None]
+    return any(_MIG_WORD.search(t) for t in texts)
+
+
+def _mig_off(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
+    if group.verdict.status == "allocated":
+        return []
+    cands = nd.view.candidates
+    if any(_is_mig(c.device, c.id.driver) for c in cands):
+        return []
+    gpus = sum(1 for c in cands if _is_full_gpu(c.device, c.id.driver))
+    if not gpus:
+        return []
+    asking = [alt for alts_of_claim in ctx.alts for alts in alts_of_claim for alt in alts
+              if alt.problem is None and _asks_for_mig(alt)
+              and not nd.usable_by_alt.get((alt.ci, alt.name))]
+    if not asking:
+        return []
+    names = ", ".join(f"{a.name} (class {a.request.device_class_name})" for a in asking)
+    verb = "asks" if len(asking) == 1 else "ask"
+    return [Hint("mig-disabled", f"{MIG_OFF}: {names} {verb} for MIG devices, but the node publishes {gpus} full "
+                                 "GPU(s) and no MIG devices. Enable MIG on the node (or dynamic MIG in the driver), "
+                                 "or request full GPUs.")]
+
+
+# --- CEL errors --------------------------------------------------------------------------------
+
+_NO_SUCH_KEY = re.compile(r"^(class \S+|claim \S+): selector #(\d+): CEL runtime error: no such key: (\w+)")
+
+
+def _cel_errors(group: NodeGroup) -> list[Hint]:
+    out: list[Hint] = []
+    seen: set[str] = set()
+    allocated = group.verdict.status == "allocated"
+    for claim in group.claims:
+        for req in claim.requests:
+            for alt in req.alternatives:
+                for rc in alt.excluded:
+                    if rc.reason != "cel-error" or rc.detail in seen:
+                        continue
+                    seen.add(rc.detail)
+                    drivers = sorted({e.split("/", 1)[0] for e in rc.examples})
+                    m = _NO_SUCH_KEY.match(rc.detail)
+                    if m:
+                        who, index, key = m.groups()
+                        kind = "class selector" if who.startswith("class") else "request selector"
+                        msg = (f"no such key: {key}: the {kind} #{index} of {who} reads attribute '{key}', which "
+                               f"{rc.count} device(s) of driver {', '.join(drivers)} here do not publish. Check "
+                               f"that the driver publishes '{key}' (driver version, configuration), or guard the "
+                               f"expression with has(...) or .?{key}.orValue(...).")
+                        if allocated:
+                            msg += (" This allocation succeeded only because the search found devices before "
+                                    "reaching those.")
+                        out.append(Hint("missing-attribute", msg))
+                    elif allocated:
+                        out.append(Hint("latent-cel-error", (
+                            f"{rc.count} device(s) make a selector fail ({rc.detail}); this allocation "
+                            "succeeded only because the search found devices before reaching them. Once those "
+                            "are taken, the allocation fails with this error.")))
+    return out
+
+
+# --- pools -------------------------------------------------------------------------------------
+
+
+def _pools(group: NodeGroup) -> list[Hint]:
+    out: list[Hint] = []
+    for pool in group.pools:
+        if pool.state == "incomplete":
+            more = " (more than declared)" if (pool.slices_present or 0) > (pool.slice_count or 0) else ""
+            out.append(Hint("pool-slice-count", (
+                f"pool {pool.pool} declares resourceSliceCount {pool.slice_count}, but {pool.slices_present} "
+                f"slice(s) of generation {pool.generation} exist{more}. Until they match, the scheduler treats the "
+                "pool as being updated: none of its devices is allocated, and requests for all devices fail. "
+                "Publish the missing slices or fix resourceSliceCount in the driver.")))
+        elif pool.state == "invalid":
+            out.append(Hint("pool-invalid", (
+                f"pool {pool.pool} is invalid ({pool.detail}): the allocator skips it, and a claim that finds "
+                "no devices elsewhere fails with \"invalid resource pools were encountered\".")))
+        elif pool.state == "obsolete":
+            out.append(Hint("pool-obsolete", (
+                f"pool {pool.pool}: this node sees generation {pool.generation}, but generation "
+                f"{pool.newest_generation} exists; the allocator ignores the pool until the driver has "
+                "republished it for this node.")))
+    return out
+
+
+# --- preemption --------------------------------------------------------------------------------
+
+
+def _preemption(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
+    if group.verdict.status != "unsatisfiable":
+        return []
+    free = Allocator(ctx.features, AllocatedState(), ctx.state.classes, ctx.cache, variant=ctx.variant)
+    try:
+        if free.allocate(nd.node, ctx.claims) is None:
+            return []
+    except AllocationError:
+        return []
+    return [Hint("no-preemption", (
+        f"{NO_PREEMPTION}. With nothing allocated the claim(s) would fit on this node; other claims hold the "
+        "devices or shared counters they need. Free them, or add devices."), sorted(nd.holders_seen))]
+
+
+# --- replicas ----------------------------------------------------------------------------------
+
+
+def _controller(refs: Sequence[object]) -> object | None:
+    for ref in refs:
+        if getattr(ref, "controller", None):
+            return ref
+    return None
+
+
+def _pods_by_claim(state: ClusterState) -> dict[tuple[str, str], tuple[Pod, str]]:
+    out: dict[tuple[str, str], tuple[Pod, str]] = {}
+    for pod in state.pods.values():
+        ns = pod.metadata.namespace or "default"
+        for pod_claim, claim in state.pod_claims(pod):
+            if claim is not None:
+                out.setdefault((ns, claim.metadata.name), (pod, pod_claim))
+    return out
+
+
+def _workload(state: ClusterState, claim: ResourceClaim, index: dict[tuple[str, str], tuple[Pod, str]]
+              ) -> str | None:
+    """What makes replicas of one workload: the template a claim came from, or the pods' controller."""
+    ns = claim.metadata.namespace or "default"
+    found = index.get((ns, claim.metadata.name))
+    if found is None:
+        owner = _controller(claim.metadata.owner_references)
+        pod_claim = claim.metadata.annotations.get(POD_CLAIM_ANNOTATION)
+        pod = state.pods.get((ns, getattr(owner, "name", ""))) if owner is not None else None
+        if pod is None or pod_claim is None:
+            return None
+        found = (pod, pod_claim)
+    pod, pod_claim = found
+    for entry in pod.spec.resource_claims:
+        if entry.name == pod_claim and entry.resource_claim_template_name:
+            return f"ResourceClaimTemplate {ns}/{entry.resource_claim_template_name}"
+    owner = _controller(pod.metadata.owner_references)
+    if owner is not None:
+        return f"{getattr(owner, 'kind', '')} {ns}/{getattr(owner, 'name', '')} (pod claim {pod_claim})"
+    return None
+
+
+def replica_hints(state: ClusterState, claims: Sequence[ResourceClaim], pod: Pod | None = None) -> list[Hint]:
+    """Replicas of the claims' workload whose allocations used different `firstAvailable` alternatives."""
+    del pod  # the claims carry their pod through ownerReferences / the pods' status
+    index = _pods_by_claim(state)
+    out: list[Hint] = []
+    done: set[str] = set()
+    for claim in claims:
+        workload = _workload(state, claim, index)
+        if workload is None or workload in done:
+            continue
+        done.add(workload)
+        chosen: dict[str, dict[str, list[str]]] = {}
+        for other in state.claims.values():
+            alloc = other.status.allocation if other.status is not None else None
+            if alloc is None or _workload(state, other, index) != workload:
+                continue
+            for r in alloc.devices.results:
+                base, _, sub = r.request.partition("/")
+                if sub:
+                    refs = chosen.setdefault(base, {}).setdefault(sub, [])
+                    if claim_ref(other) not in refs:
+                        refs.append(claim_ref(other))
+        for base, subs in sorted(chosen.items()):
+            if len(subs) < 2:
+                continue
+            parts = [f"{base}/{sub} x{len(refs)} ({', '.join(refs[:3])}{', ...' if len(refs) > 3 else ''})"
+                     for sub, refs in sorted(subs.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+            out.append(Hint("replicas-differ", (
+                f"replicas of {workload} got different alternatives for request {base}: {'; '.join(parts)}. "
+                "The allocator takes the first alternative that fits on the node being tried; nothing keeps "
+                "replicas alike. Use a single alternative, or node affinity that only admits one kind of node.")))
+    return out

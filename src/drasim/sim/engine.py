@@ -1,0 +1,201 @@
+"""The simulation loop: controllers and the scheduler take turns on a simulated clock that never sleeps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from drasim.allocator import Features
+from drasim.api.core import Pod
+from drasim.cluster import EPOCH, ClusterState, Key, key_of
+from drasim.controllers import resourceclaim as rc
+from drasim.controllers.devicetaint import (
+    EvictionTracker,
+    evict_due,
+    next_eviction_time,
+    next_rule_status_time,
+    update_rule_statuses,
+)
+from drasim.controllers.events import Event
+from drasim.scheduler import Scheduler, SchedulerConfig, ScheduleResult
+from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
+from drasim.sim.workloads import WorkloadController, check_workloads
+
+# A step that keeps finding work at the same instant is cut off after this many rounds (a livelock guard).
+MAX_ROUNDS_PER_INSTANT = 50
+# Scheduling passes over the pending pods within one round while a pass still changes something.
+MAX_PASSES = 3
+
+
+@dataclass
+class SimulationOptions:
+    """How to run: seed for every documented tie-break, node sampling, and a horizon for the clock."""
+
+    features: Features = field(default_factory=Features)
+    seed: int = 0
+    score_all_nodes: bool = False
+    start: datetime = EPOCH
+    horizon: timedelta = timedelta(days=7)
+
+
+@dataclass
+class PodRecord:
+    """What happened to one pod: where it landed and why, or why not (the last scheduling attempt)."""
+
+    key: Key
+    node: str | None = None
+    status: str = "Pending"
+    message: str = ""
+    attempts: int = 0
+    scheduled_at: datetime | None = None
+    last: ScheduleResult | None = None
+    chosen: dict[Key, list[str]] = field(default_factory=dict)  # claim -> chosen request names (req/sub)
+    ended: str | None = None  # Succeeded / Failed / Evicted / Deleted
+
+
+@dataclass
+class SimulationResult:
+    state: ClusterState
+    events: list[Event]
+    pods: dict[Key, PodRecord]
+    start: datetime
+    end: datetime
+
+    def pending(self) -> list[PodRecord]:
+        """Pods that exist at the end and never got a node."""
+        return [r for k, r in self.pods.items() if k in self.state.pods and not self.state.pods[k].spec.node_name]
+
+
+def _pending_pods(state: ClusterState) -> list[Pod]:
+    out = []
+    for pod in state.pods.values():
+        if pod.spec.node_name or pod.metadata.deletion_timestamp is not None:
+            continue
+        if pod.status is not None and pod.status.phase in ("Succeeded", "Failed"):
+            continue
+        out.append(pod)
+    return out
+
+
+class Simulation:
+    """One simulated cluster: call `run()` once."""
+
+    def __init__(self, objects: Sequence[Any], timelines: Sequence[Timeline] = (),
+                 options: SimulationOptions | None = None) -> None:
+        self.options = options or SimulationOptions()
+        problems = check_workloads(objects)
+        if problems:
+            raise problems[0]
+        self.state = ClusterState.from_objects(objects, features=self.options.features, now=self.options.start)
+        self.scheduler = Scheduler(SchedulerConfig(seed=self.options.seed,
+                                                   score_all_nodes=self.options.score_all_nodes))
+        self.workloads = WorkloadController(seed=self.options.seed)
+        self.evictions = EvictionTracker()
+        self.runs = RunTracker()
+        self.actions: list[ScheduledAction] = schedule(list(timelines), self.options.start)
+        self.events: list[Event] = []
+        self.pods: dict[Key, PodRecord] = {}
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def run(self) -> SimulationResult:
+        state = self.state
+        end = self.options.start + self.options.horizon
+        next_action = 0
+        rounds_here = 0
+        while True:
+            while next_action < len(self.actions) and self.actions[next_action].time <= state.now:
+                self._log(execute(state, self.actions[next_action].action, seed=self.options.seed))
+                next_action += 1
+            self._round()
+            wake = [t for t in (
+                self.actions[next_action].time if next_action < len(self.actions) else None,
+                next_eviction_time(state),
+                self.runs.next_finish(state),
+                next_rule_status_time(state, self.evictions.evicted_by_rule),
+            ) if t is not None]
+            if not wake:
+                break
+            nxt = min(wake)
+            if nxt <= state.now:
+                rounds_here += 1
+                if rounds_here >= MAX_ROUNDS_PER_INSTANT:
+                    break
+                continue
+            if nxt > end:
+                break
+            rounds_here = 0
+            state.now = nxt
+        self._note_ends()
+        return SimulationResult(state=state, events=self.events, pods=self.pods, start=self.options.start,
+                                end=state.now)
+
+    def _round(self) -> None:
+        state, seed = self.state, self.options.seed
+        self._log(self.workloads.reconcile(state))
+        self._log(rc.sync(state, seed=seed))
+        for _ in range(MAX_PASSES):
+            changed = self._schedule_pass()
+            self._log(rc.sync(state, seed=seed))
+            if not changed:
+                break
+        self.runs.observe(state)
+        self._log(self.runs.finish_due(state))
+        self._log(evict_due(state, self.evictions))
+        self._log(rc.sync(state, seed=seed))
+        self._log(update_rule_statuses(state, self.evictions.evicted_by_rule))
+
+    def _schedule_pass(self) -> bool:
+        """One attempt for every pending pod in queue order; True if anything was bound or freed."""
+        state = self.state
+        changed = False
+        for pod in Scheduler.queue_order(state, _pending_pods(state)):
+            key = key_of(pod)
+            if key not in state.pods or state.pods[key].spec.node_name:
+                continue
+            result = self.scheduler.schedule_one(state, pod)
+            self.scheduler.apply(state, result)
+            record = self.pods.setdefault(key, PodRecord(key=key))
+            record.attempts += 1
+            record.last = result
+            record.status = result.status
+            record.message = result.message
+            if result.node:
+                record.node = result.node
+                record.scheduled_at = state.now
+                record.chosen = dict(result.chosen_subrequests)
+                changed = True
+                self.events.append(Event(state.now, "Normal", f"Pod/{key[0]}/{key[1]}", "Scheduled",
+                                         f"Successfully assigned {key[0]}/{key[1]} to {result.node}"))
+            elif result.deallocate or result.delete_claims:
+                changed = True
+        return changed
+
+    def _note_ends(self) -> None:
+        for key, record in self.pods.items():
+            pod = self.state.pods.get(key)
+            if pod is None:
+                record.ended = record.ended or "Deleted"
+            elif pod.status is not None and pod.status.phase in ("Succeeded", "Failed"):
+                record.ended = pod.status.phase
+        for event in self.events:
+            if event.reason == "DeviceTaintManagerEviction" and event.object.startswith("Pod/"):
+                _, ns, name = event.object.split("/", 2)
+                if (ns, name) in self.pods:
+                    self.pods[(ns, name)].ended = "Evicted"
+        # Pods that never went through the scheduler (nodeName preset, or gated before any attempt).
+        for key, pod in self.state.pods.items():
+            if key not in self.pods:
+                self.pods[key] = PodRecord(key=key, node=pod.spec.node_name,
+                                           status="Bound" if pod.spec.node_name else "Pending")
+
+    def _log(self, events: list[Event]) -> None:
+        self.events.extend(events)
+
+
+def simulate(objects: Sequence[Any], timelines: Sequence[Timeline] = (),
+             options: SimulationOptions | None = None) -> SimulationResult:
+    """Run a simulation to the end (no more timeline events, evictions or pod finishes pending)."""
+    return Simulation(objects, timelines, options).run()
