@@ -1,1 +1,1 @@
-"""Real NVIDIA GPU models and MIG profiles -> Nodes, ResourceSlices and DeviceClasses as the NVIDIA DRA driver publishes them."""
+"""NVIDIA GPU models and MIG profiles to Nodes, ResourceSlices and DeviceClasses, as the NVIDIA driver publishes them."""

@@ -1,0 +1,235 @@
+"""`drasim fleet`: generate Nodes, ResourceSlices and DeviceClasses of real NVIDIA GPU models from the catalog."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from drasim import __version__
+from drasim.api import core
+from drasim.api import resource as r
+from drasim.api.encode import to_json, to_yaml
+from drasim.api.kinds import KubeObject
+from drasim.errors import InputError
+from drasim.fleet.catalog import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
+from drasim.fleet.generate import (
+    DEFAULT_DRIVER_VERSION,
+    MODE_CHOICES,
+    FleetResult,
+    NodeSpec,
+    estimated_profile_numbers,
+    generate_fleet,
+    kind_counts,
+    parse_node_spec,
+)
+
+__all__ = ["fleet", "header_lines", "list_models_text"]
+
+_FILES = (("deviceclasses", r.DeviceClass), ("nodes", core.Node), ("resourceslices", r.ResourceSlice))
+_MODEL_FIELDS = ("product_name", "architecture", "brand", "cuda_compute_capability", "memory_total_mib",
+                 "multiprocessors")
+
+
+@click.command("fleet")
+@click.option("--nodes", "node_specs", multiple=True, metavar="[PREFIX=]MODEL[:MODE][:COUNT]",
+              help=f"A group of nodes (repeatable), e.g. h100:4, a100-40gb:mig-dynamic:2, "
+                   f"a100-80gb:mig-static:all-1g.10gb, dgx=h200:mig-off:3. MODE: {MODE_CHOICES} "
+                   "(default full); LAYOUT: balanced (default), all-<profile> or <profile>[xN],...")
+@click.option("--gpus-per-node", type=int, default=None, metavar="N",
+              help="GPUs per node for every group (default 8).")
+@click.option("--device-plugin", is_flag=True,
+              help="Nodes advertise nvidia.com/gpu (or nvidia.com/mig-<profile>) through the device plugin in "
+                   "status.allocatable and publish no ResourceSlices.")
+@click.option("--driver-version", default=DEFAULT_DRIVER_VERSION, show_default=True,
+              help="NVIDIA driver version published in driverVersion (and its CUDA version).")
+@click.option("--cuda-driver-version", default=None, metavar="X.Y",
+              help="CUDA version for cudaDriverVersion (default: the one of the driver branch).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for GPU UUIDs and PCI bus ids.")
+@click.option("--list-models", is_flag=True, help="Print the catalog's models and MIG profiles and exit.")
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="Output format.")
+@click.option("--output-dir", type=click.Path(file_okay=False), default=None,
+              help="Write deviceclasses, nodes and resourceslices files into DIR instead of stdout.")
+def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin: bool, driver_version: str,
+          cuda_driver_version: str | None, seed: int, list_models: bool, output: str,
+          output_dir: str | None) -> None:
+    """Generate Nodes, ResourceSlices and DeviceClasses for real NVIDIA GPU models, shaped as the NVIDIA
+    DRA driver (gpu.nvidia.com) publishes them. The output passes `drasim validate` and feeds the
+    simulator directly. Values from unverified catalog entries are listed in a comment header (YAML)
+    and reported on stderr.
+
+    \b
+    Modes:
+      full         one plain `gpu` device per GPU, all in one slice (the driver without DynamicMIG)
+      mig-static   pre-created MIG devices of LAYOUT on every GPU, parent GPUs hidden, one slice
+      mig-dynamic  DynamicMIG: a counters-only slice, then one slice per GPU with every MIG
+                   placement, plus the full GPU on Hopper and newer (not on Ampere)
+      mig-off      DynamicMIG with MIG disabled: Ampere publishes a plain GPU per slice and no
+                   counters; Hopper and newer still publish every placement, as mig-dynamic
+    """
+    catalog = load_catalog()
+    if list_models:
+        click.echo(list_models_text(catalog), nl=False)
+        return
+    if not node_specs:
+        raise InputError("no nodes requested: give --nodes MODEL[:MODE][:COUNT] (e.g. --nodes h100:4), "
+                         f"or --list-models to see the models; valid models: {', '.join(catalog.model_choices())}")
+    specs = [parse_node_spec(s, gpus_per_node=gpus_per_node, device_plugin=device_plugin) for s in node_specs]
+    result = generate_fleet(specs, driver_version=driver_version, cuda_driver_version=cuda_driver_version,
+                            seed=seed, catalog=catalog)
+    header = header_lines(result, specs, driver_version=driver_version, seed=seed,
+                          cuda_driver_version=cuda_driver_version)
+    if output_dir is not None:
+        written = _write_dir(Path(output_dir), result.objects, output, header)
+        click.echo(f"wrote {len(result.objects)} objects to {output_dir}: "
+                   + ", ".join(f"{name} ({n})" for name, n in written), err=True)
+    elif output == "json":
+        click.echo(to_json(result.objects, as_list=True).decode())
+    else:
+        click.echo(_yaml(result.objects, header), nl=False)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if result.unverified:
+        models = sorted({line.split(":", 1)[0].split(" ", 1)[0] for line in result.unverified})
+        text = (f"warning: the output uses unverified or estimated catalog values for {', '.join(models)}")
+        if output == "json":
+            click.echo(text + ":", err=True)
+            for line in result.unverified:
+                click.echo(f"  {line}", err=True)
+        else:
+            click.echo(text + " (listed in the YAML comment header)", err=True)
+
+
+def header_lines(result: FleetResult, specs: Sequence[NodeSpec], *, driver_version: str, seed: int,
+                 cuda_driver_version: str | None = None) -> list[str]:
+    """The comment header of the YAML output: what was generated, from what, and what is unverified."""
+    counts = kind_counts(result.objects)
+    flags = [f"--driver-version {driver_version}"]
+    if cuda_driver_version:
+        flags.append(f"--cuda-driver-version {cuda_driver_version}")
+    flags.append(f"--seed {seed}")
+    # The CLI applies these two to every group; the summary lines below say it per group anyway.
+    gpus = {s.gpus_per_node for s in specs}
+    if len(gpus) == 1 and None not in gpus:
+        flags.append(f"--gpus-per-node {specs[0].gpus_per_node}")
+    if all(s.device_plugin for s in specs):
+        flags.append("--device-plugin")
+    flags += [f"--nodes {_spec_text(s)}" for s in specs]
+    lines = [
+        f"Generated by drasim {__version__} fleet from the bundled NVIDIA catalog (driver gpu.nvidia.com).",
+        "Inputs: " + " ".join(flags),
+        "Objects: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()),
+        "Node groups:",
+        *(f"  {line}" for line in result.summary),
+    ]
+    if result.unverified:
+        lines.append("Values from unverified catalog entries (not confirmed on real hardware, or estimated):")
+        lines += [f"  {line}" for line in result.unverified]
+    else:
+        lines.append("Every catalog value used is marked verified.")
+    return lines
+
+
+def _spec_text(spec: NodeSpec) -> str:
+    text = f"{spec.model}:{spec.mode}:{spec.count}"
+    return f"{spec.name_prefix}={text}" if spec.name_prefix else text
+
+
+def _yaml(objects: Sequence[KubeObject], header: list[str]) -> str:
+    comment = "".join(f"# {line}".rstrip() + "\n" for line in header)
+    body = to_yaml(objects) if objects else ""
+    return comment + body
+
+
+def _write_dir(directory: Path, objects: Sequence[KubeObject], output: str,
+               header: list[str]) -> list[tuple[str, int]]:
+    """Write one file per kind; every file is written to a temporary name first and renamed only when all
+    are complete, so an error leaves no partial output behind."""
+    if directory.exists() and not directory.is_dir():
+        raise InputError(f"--output-dir {directory}: exists and is not a directory")
+    contents: list[tuple[str, bytes, int]] = []
+    for base, kind in _FILES:
+        chosen = [o for o in objects if isinstance(o, kind)]
+        data = to_json(chosen, as_list=True) + b"\n" if output == "json" else _yaml(chosen, header).encode()
+        contents.append((f"{base}.{output}", data, len(chosen)))
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"--output-dir {directory}: {err.strerror or err}") from None
+    temps: list[tuple[str, str]] = []
+    try:
+        for name, data, _n in contents:
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+            temps.append((tmp, name))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        for tmp, name in temps:
+            os.replace(tmp, directory / name)
+    except OSError as err:
+        for tmp, _name in temps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise InputError(f"--output-dir {directory}: {err.strerror or err}") from None
+    return [(name, n) for name, _data, n in contents]
+
+
+# --- --list-models ---------------------------------------------------------------------------------------------
+
+def _rows(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+
+
+def _modes(model: GpuModel) -> str:
+    return "full, mig-dynamic, mig-static, mig-off" if model.mig_supported else "full"
+
+
+def _model_unverified(model: GpuModel) -> str:
+    names = [f for f in _MODEL_FIELDS if not model.is_verified(f)]
+    if model.mig_supported and not model.mig_verified:
+        names.append("mig geometry")
+    return ("no: " + ", ".join(names)) if names else "yes"
+
+
+def list_models_text(catalog: Catalog) -> str:
+    """The --list-models report: one row per model, then each MIG model's profiles with verified marks.
+    Numbers marked `*` are not in the catalog; they are the generator's documented estimates."""
+    out = [f"NVIDIA GPU catalog ({len(catalog.models)} models, driver {catalog.driver_name})", ""]
+    rows: list[list[str]] = [["MODEL", "ALIASES", "PRODUCT", "ARCH", "MEMORY", "SMS", "MIG", "MODES", "VERIFIED"]]
+    for m in catalog.models:
+        rows.append([
+            m.id, ", ".join(a for a in m.aliases if a != m.id) or "-", m.product_name, m.architecture,
+            f"{m.memory_total_mib} MiB", str(m.multiprocessors if m.multiprocessors is not None else "?"),
+            f"{len(m.profiles)} profiles" if m.mig_supported else "no", _modes(m), _model_unverified(m),
+        ])
+    out += _rows(rows)
+    for m in catalog.models:
+        if not m.mig_supported:
+            continue
+        numbers = estimated_profile_numbers(m)
+        full = "the full GPU and every placement" if m.full_gpu_with_mig else "placements only, no full GPU"
+        out += ["", f"{m.id} ({m.product_name}): {m.mig_memory_slices} memory slices, {m.mig_compute_slices} "
+                    f"compute slices; mig-dynamic publishes {m.mig_placements_per_gpu} MIG devices per GPU ({full})"]
+        prow: list[list[str]] = [["PROFILE", "GI", "MEMORY", "SLICES", "SMS", "CE", "DEC", "ENC", "JPG", "OFA",
+                                  "MAX", "PLACEMENTS", "VERIFIED"]]
+        for p in m.profiles:
+            values, estimated = numbers[p.name]
+
+            def cell(cap: str, suffix: str = "", values: dict[str, int] = values,
+                     estimated: frozenset[str] = estimated) -> str:
+                return f"{values[cap]}{suffix}" + ("*" if cap in estimated else "")
+
+            missing = [f for f in (*PROFILE_FIELDS, "placements") if not p.is_verified(f)]
+            prow.append([
+                p.name, str(p.gi_profile_id), cell("memory", " MiB"), str(p.memory_slices), cell("multiprocessors"),
+                cell("copyEngines"), cell("decoders"), cell("encoders"), cell("jpegEngines"), cell("ofaEngines"),
+                str(p.max_instances), f"{p.placement_size}@{','.join(map(str, p.placement_starts))}",
+                ("no: " + ", ".join(missing)) if missing else "yes",
+            ])
+        out += _rows(prow, indent="  ")
+    out += ["", "* estimated: the catalog has no value (see drasim.fleet.generate for the rules)"]
+    return "\n".join(out) + "\n"
