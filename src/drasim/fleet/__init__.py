@@ -1,1 +1,1 @@
-"""NVIDIA GPU models and MIG profiles to Nodes, ResourceSlices and DeviceClasses, as the NVIDIA driver publishes them."""
+"""NVIDIA GPU models and MIG profiles to Nodes, ResourceSlices and DeviceClasses as the driver publishes them."""
