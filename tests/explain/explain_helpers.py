@@ -7,12 +7,12 @@ from typing import Any
 
 from drasim.allocator import Allocator, Features
 from drasim.api.decode import decode_documents
+from drasim.api.defaults import apply_claim_defaults
 from drasim.api.resource import ResourceClaim
 from drasim.cli.explain import _scenario_state
 from drasim.cluster import ClusterState, Key
 from drasim.explain import Explanation
 from drasim.explain.diagnose import AlternativeReport, ReasonCount
-from drasim.runner.defaults import apply_claim_defaults
 from drasim.sources.scenario import load_scenario
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"

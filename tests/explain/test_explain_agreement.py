@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from drasim.allocator import AllocationError, Allocator, Features
 from drasim.allocator.search import claim_ref
 from drasim.api.decode import decode_documents
+from drasim.api.defaults import apply_claim_defaults
 from drasim.api.resource import ResourceClaim
 from drasim.cluster import ClusterState, Key
 from drasim.explain import device_outcomes, explain_claim
-from drasim.runner.defaults import apply_claim_defaults
 
 MODELS = ["a100", "h100"]
 NODES = ["n1", "n2", "n3"]

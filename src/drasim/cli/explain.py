@@ -19,13 +19,13 @@ from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.allocator import AllocationError, Allocator, DeviceID, Features
 from drasim.allocator.versions import FEATURES_BY_VERSION, features_for_version
 from drasim.api.core import Node
+from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import ResourceClaim
 from drasim.cluster import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
 from drasim.explain.render import render_text, to_dict
-from drasim.runner.defaults import apply_claim_defaults
 from drasim.sources.files import load_paths
 from drasim.sources.scenario import Scenario, load_scenario
 

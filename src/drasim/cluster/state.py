@@ -11,6 +11,7 @@ from drasim.allocator import AllocatedState, DeviceID, Features
 from drasim.allocator.cache import SliceCache
 from drasim.allocator.celmatch import SelectorMemo
 from drasim.api.core import Deployment, Job, Namespace, Node, Pod, ReplicaSet, StatefulSet
+from drasim.api.defaults import default_claim, default_claim_spec
 from drasim.api.resource import (
     AllocationResult,
     DeviceClass,
@@ -21,7 +22,7 @@ from drasim.api.resource import (
     ResourceSlice,
 )
 from drasim.cel import CelEnvironment
-from drasim.runner.taintrules import apply_taint_rules
+from drasim.cluster.taintrules import apply_taint_rules
 
 Key = tuple[str, str]  # (namespace, name)
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -94,6 +95,9 @@ class ClusterState:
             self.taint_rules[obj.metadata.name] = obj
             self.slices_changed()
         elif isinstance(obj, ResourceClaim):
+            # Objects reach the cluster through the API server, which defaults them (in place: the
+            # state owns the objects it is given).
+            default_claim(obj)
             key = key_of(obj)
             old = self.claims.get(key)
             if old is not None:
@@ -101,6 +105,7 @@ class ClusterState:
             self.claims[key] = obj
             self._index(obj, +1)
         elif isinstance(obj, ResourceClaimTemplate):
+            default_claim_spec(obj.spec.spec)
             self.templates[key_of(obj)] = obj
         elif isinstance(obj, Pod):
             key = key_of(obj)

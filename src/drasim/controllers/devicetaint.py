@@ -20,9 +20,9 @@ from drasim.api.resource import (
     ResourceSlice,
 )
 from drasim.cluster.state import ClusterState, Key
+from drasim.cluster.taintrules import rule_selects
 from drasim.controllers.events import NORMAL, Event, ref
 from drasim.controllers.resourceclaim import is_owned_by
-from drasim.runner.taintrules import rule_selects
 
 __all__ = [
     "CONDITION_TYPE",

@@ -13,13 +13,13 @@ from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceI
 from drasim.allocator import capacity as cap
 from drasim.allocator.cache import Candidate, NodeView, Number, SliceCache
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
-from drasim.allocator.pools import Pool
 
-# Private on purpose in pools.py; explain needs the same relevance rule to spot obsolete pools,
-# which gather_pools drops without a trace.
-from drasim.allocator.pools import slice_relevant
+
+
+from drasim.allocator.pools import Pool, slice_relevant
 from drasim.allocator.search import claim_ref, tolerates
 from drasim.api.core import Node, Pod
+from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, node_matches, selector_matches
 from drasim.api.quantity import Quantity
@@ -40,7 +40,6 @@ from drasim.cluster.state import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import hints as H
 from drasim.explain.hints import POD_CLAIM_ANNOTATION, Hint
-from drasim.runner.defaults import apply_claim_defaults
 
 __all__ = [
     "MAX_EXAMPLES",

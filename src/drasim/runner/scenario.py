@@ -12,6 +12,7 @@ from drasim.allocator.cache import SliceCache
 from drasim.allocator.celmatch import SelectorMemo
 from drasim.allocator.search import claim_ref
 from drasim.api.core import Node
+from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import Quantity
 from drasim.api.resource import (
@@ -23,8 +24,7 @@ from drasim.api.resource import (
     ResourceSlice,
 )
 from drasim.cel import CelEnvironment
-from drasim.runner.defaults import apply_claim_defaults
-from drasim.runner.taintrules import apply_taint_rules
+from drasim.cluster.taintrules import apply_taint_rules
 
 UPSTREAM = ("kubernetes v1.36.2 (k8s.io/dynamic-resource-allocation v0.36.2, "
             "commit b0162be5933a67898f582c979419d0b7dd9c75ee)")

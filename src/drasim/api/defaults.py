@@ -1,4 +1,4 @@
-"""The API server's defaulting of ResourceClaims (what `applyDefaults: true` means)."""
+"""The API server's defaulting of ResourceClaims and ResourceClaimTemplates (`applyDefaults: true`)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,23 @@ import copy
 
 import msgspec
 
-from drasim.api.resource import DeviceSubRequest, DeviceToleration, ExactDeviceRequest, ResourceClaim
+from drasim.api.resource import (
+    DeviceSubRequest,
+    DeviceToleration,
+    ExactDeviceRequest,
+    ResourceClaim,
+    ResourceClaimSpec,
+)
 
 
 def _tolerations(tols: list[DeviceToleration]) -> list[DeviceToleration]:
     return [t if t.operator else msgspec.structs.replace(t, operator="Equal") for t in tols]
 
 
-def apply_claim_defaults(claim: ResourceClaim) -> ResourceClaim:
-    """A defaulted copy: ExactCount for empty allocation modes, count 1 for ExactCount without a
-    count, toleration operator Equal; also in the results of an existing allocation."""
-    claim = copy.deepcopy(claim)
-    for request in claim.spec.devices.requests:
+def default_claim_spec(spec: ResourceClaimSpec) -> None:
+    """In place: ExactCount for empty allocation modes, count 1 for ExactCount without a count,
+    toleration operator Equal."""
+    for request in spec.devices.requests:
         targets: list[ExactDeviceRequest | DeviceSubRequest] = []
         if request.exactly is not None:
             targets.append(request.exactly)
@@ -28,7 +33,20 @@ def apply_claim_defaults(claim: ResourceClaim) -> ResourceClaim:
             if target.allocation_mode == "ExactCount" and not target.count:
                 target.count = 1
             target.tolerations = _tolerations(target.tolerations)
+
+
+def default_claim(claim: ResourceClaim) -> None:
+    """In place: the spec as `default_claim_spec`, and the tolerations copied into the results of an
+    existing allocation."""
+    default_claim_spec(claim.spec)
     if claim.status is not None and claim.status.allocation is not None:
         for result in claim.status.allocation.devices.results:
             result.tolerations = _tolerations(result.tolerations)
+
+
+def apply_claim_defaults(claim: ResourceClaim) -> ResourceClaim:
+    """A defaulted copy of the claim (see `default_claim`)."""
+    claim = copy.deepcopy(claim)
+    default_claim(claim)
     return claim
+

@@ -1,0 +1,189 @@
+"""`drasim simulate`: where every pod lands, which devices each claim gets and why pods stay pending."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import timedelta
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from drasim import DEFAULT_KUBERNETES_VERSION
+from drasim.allocator.versions import features_for_version
+from drasim.api.encode import encode_object, to_yaml
+from drasim.demo import demo_paths
+from drasim.errors import InputError
+from drasim.sim.engine import SimulationOptions, SimulationResult
+from drasim.sim.engine import simulate as run_simulation
+from drasim.sim.report import ClaimLine, PodLine, pod_lines, pool_usage, workload_mix
+from drasim.sim.timeline import Timeline, find_timelines, parse_duration, resolve_files
+from drasim.sources.files import EXTENSIONS, load_paths, parse_yaml
+
+VERSIONS = ["1.34", "1.35", "1.36", "1.37"]
+
+
+def _files(paths: list[str]) -> list[str]:
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                out += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(EXTENSIONS)]
+        elif path != "-":
+            out.append(path)
+    return out
+
+
+def _timelines(paths: list[str], stdin_text: str | None) -> list[Timeline]:
+    """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded."""
+    found: list[Timeline] = []
+    sources = []
+    for path in _files(paths):
+        with open(path, encoding="utf-8-sig") as f:
+            sources.append((path, f.read()))
+    if stdin_text is not None:
+        sources.append(("-", stdin_text))
+    for source, text in sources:
+        if "Timeline" not in text:
+            continue
+        found += find_timelines(parse_yaml(text, source=source), source=source)
+    return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
+
+
+def load_inputs(paths: list[str]) -> tuple[list[Any], list[Timeline], list[str]]:
+    """Objects, timelines and load warnings (timeline documents are not warned about)."""
+    stdin_text = sys.stdin.read() if "-" in paths else None
+    loaded = load_paths([p for p in paths if p != "-"])
+    objects, warnings = list(loaded.objects), list(loaded.warnings)
+    if stdin_text is not None:
+        from drasim.sources.files import load_bytes
+        objects += load_bytes(stdin_text.encode(), source="-").objects
+    warnings = [w for w in warnings if "Timeline" not in w]
+    return objects, _timelines(paths, stdin_text), warnings
+
+
+@click.command("simulate")
+@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH",
+              help="Files, directories or - (stdin). Default: the bundled demo cluster and workloads.")
+@click.option("--kubernetes-version", "version", type=click.Choice(VERSIONS), default=DEFAULT_KUBERNETES_VERSION,
+              show_default=True, help="Feature gates of this release.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of every documented tie-break (top-scored nodes, generated names).")
+@click.option("--score-all-nodes", is_flag=True, help="Turn off node sampling (percentageOfNodesToScore).")
+@click.option("--horizon", default="168h", show_default=True, help="Stop the simulated clock after this long.")
+@click.option("-o", "--output", type=click.Choice(["table", "wide", "yaml", "json"]), default="table",
+              show_default=True)
+@click.option("--fail-on-pending", is_flag=True, help="Exit 1 when a pod is still Pending at the end.")
+def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_nodes: bool, horizon: str,
+                 output: str, fail_on_pending: bool) -> None:
+    """Simulate DRA scheduling: where every pod lands, which devices each claim gets through which
+    firstAvailable alternative, which pods stay Pending and exactly why, and what taint rules do over
+    time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending."""
+    try:
+        horizon_td = parse_duration(horizon)
+    except ValueError as err:
+        raise InputError(f"--horizon: {err}") from None
+    objects, timelines, warnings = load_inputs(list(paths) or demo_paths())
+    options = SimulationOptions(features=features_for_version(version), seed=seed,
+                                score_all_nodes=score_all_nodes, horizon=horizon_td)
+    result = run_simulation(objects, timelines, options)
+    lines = pod_lines(result)
+    for w in warnings:
+        click.echo(f"warning: {w}", err=True)
+    if output in ("yaml", "json"):
+        state = result.state
+        final: list[Any] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
+                            *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
+                            *state.pods.values()]
+        if output == "yaml":
+            click.echo(to_yaml(final), nl=False)
+        else:
+            click.echo(json.dumps({"apiVersion": "v1", "kind": "List",
+                                   "items": [encode_object(o) for o in final]}, indent=2, default=str))
+    else:
+        _render(result, lines, wide=output == "wide")
+    if fail_on_pending and any(line.status == "Pending" for line in lines):
+        sys.exit(1)
+
+
+simulate = simulate_cmd
+
+
+def _console() -> Console:
+    tty = sys.stdout.isatty()
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if tty else 200,
+                   no_color=not tty or "NO_COLOR" in os.environ)
+
+
+def _ago(result: SimulationResult, when: Any) -> str:
+    delta: timedelta = when - result.start
+    seconds = int(delta.total_seconds())
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"+{h}h{m:02d}m{s:02d}s" if h else f"+{m}m{s:02d}s"
+
+
+def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> None:
+    console = _console()
+    placed = sum(1 for line in lines if line.node)
+    pending = [line for line in lines if line.status == "Pending"]
+    console.print(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
+                  f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for col in ("POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"):
+        table.add_column(col, overflow="fold")
+    if wide:
+        table.add_column("NODE SELECTOR", overflow="fold")
+        table.add_column("TOP SCORES", overflow="fold")
+    for line in lines:
+        name = f"{line.key[0]}/{line.key[1]}"
+        first = True
+        claims: list[ClaimLine | None] = list(line.claims) or [None]
+        for claim in claims:
+            cells = [name if first else "", line.status if first else "", (line.node or "-") if first else ""]
+            if claim is None:
+                cells += ["-", "-", "-"]
+            else:
+                cells += [claim.pod_claim, ", ".join(claim.alternatives) or "-",
+                          " ".join(d.rsplit("/", 1)[-1] for d in claim.devices) or "-"]
+            if wide:
+                cells += [claim.node_selector if claim else "",
+                          " ".join(f"{n}={s}" for n, s in line.scores) if first else ""]
+            table.add_row(*cells)
+            first = False
+    console.print(table)
+    if pending:
+        console.print("\nPending pods and why:")
+        for line in pending:
+            console.print(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
+    mixes = workload_mix(lines)
+    if mixes:
+        console.print("\nFallback mix per workload:")
+        for mix in mixes:
+            console.print(f"  {mix.line()}")
+    pools = pool_usage(result.state)
+    if pools:
+        console.print("\nPools:")
+        for pool in pools:
+            counters = ""
+            if pool.counters:
+                full = sum(1 for used, total in pool.counters.values() if total and used >= total)
+                counters = f"; {len(pool.counters)} counters, {full} exhausted"
+            console.print(f"  {pool.driver}/{pool.pool}: {pool.used}/{pool.devices} devices in use{counters}")
+    notable = [e for e in result.events if e.reason not in ("Scheduled", "CreatedResourceClaim",
+                                                             "ReservationAdded", "Created", "SuccessfulCreate")]
+    if notable:
+        console.print("\nEvents:")
+        for event in notable:
+            console.print(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
+                          f"{event.message}")
+    rules = [r for r in result.state.taint_rules.values() if r.status and r.status.conditions]
+    if rules:
+        console.print("\nDeviceTaintRules:")
+        for rule in rules:
+            for cond in rule.status.conditions if rule.status else []:
+                console.print(f"  {rule.metadata.name}: {cond.type}={cond.status} ({cond.reason}) {cond.message}")

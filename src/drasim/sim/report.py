@@ -1,0 +1,178 @@
+"""Summaries of a finished simulation: placements, fallback mix per workload, pool usage (data, not text)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from drasim.allocator import DeviceID
+from drasim.api.core import Pod
+from drasim.cluster import ClusterState, Key
+from drasim.sim.engine import SimulationResult
+
+
+@dataclass
+class ClaimLine:
+    pod_claim: str
+    claim: str  # namespace/name, or "" when the claim does not exist
+    alternatives: list[str]  # results' request names, e.g. ["gpu/a100-pair"]
+    devices: list[str]  # driver/pool/device
+    node_selector: str = ""
+
+
+@dataclass
+class PodLine:
+    key: Key
+    node: str | None
+    status: str  # Running / Pending / Succeeded / Failed / Evicted / Deleted
+    reason: str = ""
+    priority: int = 0
+    claims: list[ClaimLine] = field(default_factory=list)
+    workload: str = ""  # Kind/name of the top-level owner
+    scores: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass
+class WorkloadMix:
+    workload: str
+    replicas: int
+    placed: int
+    mix: Counter[str]  # "gpu/h100" -> count (one entry per pod: the sorted set of chosen alternatives)
+
+    def line(self) -> str:
+        parts = ", ".join(f"{n} {alt}" for alt, n in sorted(self.mix.items(), key=lambda kv: (-kv[1], kv[0])))
+        pending = self.replicas - self.placed
+        tail = f", {pending} pending" if pending else ""
+        return f"{self.workload}: {self.replicas} replicas — {parts or 'none placed'}{tail}"
+
+
+@dataclass
+class PoolUsage:
+    driver: str
+    pool: str
+    devices: int
+    used: int
+    counters: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)  # "set/counter" -> (used, total)
+
+
+def _owner_chain(state: ClusterState, pod: Pod) -> str:
+    by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
+    ref = next((o for o in pod.metadata.owner_references if o.controller), None)
+    label = ""
+    seen: set[str] = set()
+    while ref is not None and ref.uid not in seen:
+        seen.add(ref.uid)
+        label = f"{ref.kind}/{ref.name}"
+        owner = by_uid.get(ref.uid)
+        if owner is None:
+            break
+        ref = next((o for o in owner.metadata.owner_references if o.controller), None)
+    return label
+
+
+def _selector_text(claim_status: object) -> str:
+    allocation = getattr(claim_status, "allocation", None)
+    ns = getattr(allocation, "node_selector", None)
+    if ns is None:
+        return ""
+    terms = []
+    for term in ns.node_selector_terms:
+        reqs = [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields + term.match_expressions]
+        terms.append(" & ".join(reqs))
+    return " | ".join(terms)
+
+
+def pod_lines(result: SimulationResult) -> list[PodLine]:
+    """One line per pod that existed in the simulation, sorted by namespace and name."""
+    state = result.state
+    lines: list[PodLine] = []
+    for key in sorted(result.pods):
+        record = result.pods[key]
+        pod = state.pods.get(key)
+        if pod is None:
+            lines.append(PodLine(key=key, node=record.node, status=record.ended or "Deleted"))
+            continue
+        phase = pod.status.phase if pod.status else None
+        if phase in ("Succeeded", "Failed"):
+            status = phase
+        elif pod.spec.node_name:
+            status = "Running"
+        else:
+            status = "Pending"
+        line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
+                       workload=_owner_chain(state, pod))
+        if status == "Pending":
+            line.reason = record.message or "waiting for its ResourceClaims to be created"
+        if record.last is not None and record.last.scores:
+            line.scores = [(s.node, s.total) for s in record.last.scores[:3]]
+        for pod_claim, claim in state.pod_claims(pod):
+            if claim is None:
+                line.claims.append(ClaimLine(pod_claim=pod_claim, claim="", alternatives=[], devices=[]))
+                continue
+            allocation = claim.status.allocation if claim.status else None
+            results = allocation.devices.results if allocation else []
+            line.claims.append(ClaimLine(
+                pod_claim=pod_claim,
+                claim=f"{claim.metadata.namespace or 'default'}/{claim.metadata.name}",
+                alternatives=sorted({r.request for r in results}),
+                devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
+                node_selector=_selector_text(claim.status),
+            ))
+        ext = pod.status.extended_resource_claim_status if pod.status else None
+        if ext is not None:
+            claim = state.claims.get((key[0], ext.resource_claim_name))
+            if claim is not None and claim.status and claim.status.allocation:
+                results = claim.status.allocation.devices.results
+                line.claims.append(ClaimLine(
+                    pod_claim="(extended resources)", claim=f"{key[0]}/{ext.resource_claim_name}",
+                    alternatives=sorted({r.request for r in results}),
+                    devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
+        lines.append(line)
+    return lines
+
+
+def workload_mix(lines: list[PodLine]) -> list[WorkloadMix]:
+    """Per workload: how many replicas got which firstAvailable alternatives."""
+    mixes: dict[str, WorkloadMix] = {}
+    for line in lines:
+        if not line.workload or line.status in ("Deleted", "Evicted"):
+            continue
+        mix = mixes.setdefault(line.workload, WorkloadMix(line.workload, 0, 0, Counter()))
+        mix.replicas += 1
+        alternatives = sorted({a for c in line.claims for a in c.alternatives})
+        if line.node:
+            mix.placed += 1
+            mix.mix[" + ".join(alternatives) or "no devices"] += 1
+    return sorted(mixes.values(), key=lambda m: m.workload)
+
+
+def pool_usage(state: ClusterState) -> list[PoolUsage]:
+    """Devices used / published and counters consumed per pool (newest generation only)."""
+    newest: dict[tuple[str, str], int] = {}
+    for slc in state.slices.values():
+        k = (slc.spec.driver, slc.spec.pool.name)
+        newest[k] = max(newest.get(k, slc.spec.pool.generation), slc.spec.pool.generation)
+    in_use = state.in_use
+    shared = {d for d, _ in in_use.shared}
+    usage: dict[tuple[str, str], PoolUsage] = {}
+    for slc in state.slices.values():
+        k = (slc.spec.driver, slc.spec.pool.name)
+        if slc.spec.pool.generation != newest[k]:
+            continue
+        pool = usage.setdefault(k, PoolUsage(driver=k[0], pool=k[1], devices=0, used=0))
+        for cs in slc.spec.shared_counters:
+            for name, c in cs.counters.items():
+                used, total = pool.counters.get(f"{cs.name}/{name}", (Fraction(0), Fraction(0)))
+                pool.counters[f"{cs.name}/{name}"] = (used, total + c.value.fraction)
+        for dev in slc.spec.devices:
+            pool.devices += 1
+            dev_id = DeviceID(k[0], k[1], dev.name)
+            if dev_id in in_use.devices or dev_id in shared:
+                pool.used += 1
+                for consumption in dev.consumes_counters:
+                    for name, c in consumption.counters.items():
+                        label = f"{consumption.counter_set}/{name}"
+                        used, total = pool.counters.get(label, (Fraction(0), Fraction(0)))
+                        pool.counters[label] = (used + c.value.fraction, total)
+    return [usage[k] for k in sorted(usage)]
