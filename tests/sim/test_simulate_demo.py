@@ -49,7 +49,8 @@ def test_demo_story() -> None:
     assert rule.status is not None
     cond = rule.status.conditions[0]
     assert (cond.type, cond.status, cond.reason) == ("EvictionInProgress", "False", "NoEffect")
-    assert cond.message is not None and cond.message.startswith("1 published device selected. 1 allocated device selected.")
+    assert cond.message is not None
+    assert cond.message.startswith("1 published device selected. 1 allocated device selected.")
 
 
 def test_placed_pods_claims_are_usable_on_their_node_and_reserved() -> None:
