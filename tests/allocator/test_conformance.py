@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from drasim.cli.scenarios import load_scenario_input
-from drasim.runner.check import check_steps
+from drasim.cli.scenarios import load_scenario_input, to_input
+from drasim.runner.check import check_steps, diff_upstream
 from drasim.runner.scenario import run_scenario
+from drasim.sources.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent / "conformance"
 FILES = sorted(p for p in ROOT.rglob("*.yaml"))
@@ -21,10 +22,16 @@ def test_vector_counts() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
 def test_vector(path: Path) -> None:
-    sc, expect = load_scenario_input(str(path))
-    out = run_scenario(sc)
-    problems = check_steps(out["steps"], expect)
+    scenario = load_scenario(str(path))
+    out = run_scenario(to_input(scenario))
+    problems = check_steps(out["steps"], scenario.expect)
     assert not problems, "\n".join(problems)
+    # Finer than `expect`: node selectors, configs, tolerations, consumed capacity, share IDs and
+    # result order must equal the complete upstream output recorded in the file.
+    upstream = scenario.annotations["upstreamOutput"]
+    assert out["features"] == upstream["features"]
+    diffs = diff_upstream(out["steps"], upstream["steps"])
+    assert not diffs, "\n".join(diffs)
 
 
 # Upstream's expectNumAllocateOneInvocations for the incubating/experimental allocator (spec §9.4).
