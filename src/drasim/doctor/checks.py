@@ -15,7 +15,7 @@ from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
 from drasim.api.quantity import Quantity
 from drasim.cel import CelCompileError, CelRuntimeError, compile_selector
-from drasim.runner.taintrules import rule_selects
+from drasim.cluster.taintrules import rule_selects
 
 __all__ = ["FEATURE_GATES", "AttributeInfo", "ClassInfo", "ClusterSnapshot", "DoctorReport", "DriverInfo",
            "FeatureGate", "Finding", "PoolInfo", "Severity", "TaintRuleInfo", "diagnose", "features_for",
