@@ -89,7 +89,8 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
         raise InputError(f"--horizon: {err}") from None
     objects, timelines, warnings = load_inputs(list(paths) or demo_paths())
     options = SimulationOptions(features=features_for_version(version), seed=seed,
-                                score_all_nodes=score_all_nodes, horizon=horizon_td)
+                                score_all_nodes=score_all_nodes, horizon=horizon_td,
+                                extended_resources=version not in ("1.34", "1.35"))
     result = run_simulation(objects, timelines, options)
     lines = pod_lines(result)
     for w in warnings:

@@ -13,9 +13,6 @@ from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceI
 from drasim.allocator import capacity as cap
 from drasim.allocator.cache import Candidate, NodeView, Number, SliceCache
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
-
-
-
 from drasim.allocator.pools import Pool, slice_relevant
 from drasim.allocator.search import claim_ref, tolerates
 from drasim.api.core import Node, Pod

@@ -36,6 +36,7 @@ class SimulationOptions:
     features: Features = field(default_factory=Features)
     seed: int = 0
     score_all_nodes: bool = False
+    extended_resources: bool = True  # the DRAExtendedResource gate (beta, on, from 1.36)
     start: datetime = EPOCH
     horizon: timedelta = timedelta(days=7)
 
@@ -90,7 +91,8 @@ class Simulation:
             raise problems[0]
         self.state = ClusterState.from_objects(objects, features=self.options.features, now=self.options.start)
         self.scheduler = Scheduler(SchedulerConfig(seed=self.options.seed,
-                                                   score_all_nodes=self.options.score_all_nodes))
+                                                   score_all_nodes=self.options.score_all_nodes,
+                                                   extended_resources=self.options.extended_resources))
         self.workloads = WorkloadController(seed=self.options.seed)
         self.evictions = EvictionTracker()
         self.runs = RunTracker()
