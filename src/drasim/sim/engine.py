@@ -139,9 +139,12 @@ class Simulation:
         self._log(self.workloads.reconcile(state))
         self._log(rc.sync(state, seed=seed))
         for _ in range(MAX_PASSES):
-            changed = self._schedule_pass()
-            self._log(rc.sync(state, seed=seed))
-            if not changed:
+            freed = self._schedule_pass()
+            created = rc.sync(state, seed=seed)
+            self._log(created)
+            # Binding only consumes resources, so a pod that just failed is retried in this instant only
+            # if something could help it: devices freed (PostFilter) or claims it waited for created.
+            if not freed and not any(e.reason in ("CreatedResourceClaim", "AdoptedResourceClaim") for e in created):
                 break
         self.runs.observe(state)
         self._log(self.runs.finish_due(state))
@@ -150,7 +153,7 @@ class Simulation:
         self._log(update_rule_statuses(state, self.evictions.evicted_by_rule))
 
     def _schedule_pass(self) -> bool:
-        """One attempt for every pending pod in queue order; True if anything was bound or freed."""
+        """One attempt for every pending pod in queue order; True if a PostFilter freed devices."""
         state = self.state
         changed = False
         for pod in Scheduler.queue_order(state, _pending_pods(state)):
@@ -168,7 +171,6 @@ class Simulation:
                 record.node = result.node
                 record.scheduled_at = state.now
                 record.chosen = dict(result.chosen_subrequests)
-                changed = True
                 self.events.append(Event(state.now, "Normal", f"Pod/{key[0]}/{key[1]}", "Scheduled",
                                          f"Successfully assigned {key[0]}/{key[1]} to {result.node}"))
             elif result.deallocate or result.delete_claims:
