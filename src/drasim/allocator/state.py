@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from drasim.api.quantity import Quantity
+from drasim.api.resource import AllocationResult
 
 
 class DeviceID(NamedTuple):
@@ -36,6 +37,19 @@ class AllocatedState:
         if device in self.devices or device in self.aggregated_capacity:
             return True
         return any(d == device for d, _ in self.shared)
+
+    def add_allocation(self, allocation: AllocationResult, *, consumable_capacity: bool) -> None:
+        """Record one claim's allocation as upstream's bookkeeping does (spec §4.1)."""
+        for r in allocation.devices.results:
+            if r.admin_access:
+                continue  # admin access never makes a device in use
+            dev = DeviceID(r.driver, r.pool, r.device)
+            if consumable_capacity and r.share_id:
+                self.shared.add((dev, r.share_id))
+                if r.consumed_capacity:
+                    self.add_consumed(dev, r.consumed_capacity)
+            else:
+                self.devices.add(dev)
 
     def add_consumed(self, device: DeviceID, consumed: dict[str, Quantity]) -> None:
         """Add one share's consumed capacity to the device's aggregate."""

@@ -210,16 +210,7 @@ class ClusterState:
         state = AllocatedState(devices=set(self.in_use.devices), shared=set(self.in_use.shared),
                                aggregated_capacity={k: dict(v) for k, v in self.in_use.aggregated_capacity.items()})
         for allocation in extra:
-            for r in allocation.devices.results:
-                if r.admin_access:
-                    continue
-                dev = DeviceID(r.driver, r.pool, r.device)
-                if self.features.consumable_capacity and r.share_id:
-                    state.shared.add((dev, r.share_id))
-                    if r.consumed_capacity:
-                        state.add_consumed(dev, r.consumed_capacity)
-                else:
-                    state.devices.add(dev)
+            state.add_allocation(allocation, consumable_capacity=self.features.consumable_capacity)
         return state
 
     # --- pods and their claims ----------------------------------------------------------------

@@ -93,18 +93,8 @@ def in_use_state(claims: Sequence[ResourceClaim], features: Features, extra: Sce
     """The allocator's in-use state derived from allocated claims (spec §4.1 bookkeeping)."""
     state = AllocatedState()
     for claim in claims:
-        if claim.status is None or claim.status.allocation is None:
-            continue
-        for r in claim.status.allocation.devices.results:
-            if r.admin_access:
-                continue
-            dev = DeviceID(r.driver, r.pool, r.device)
-            if features.consumable_capacity and r.share_id:
-                state.shared.add((dev, r.share_id))
-                if r.consumed_capacity:
-                    state.add_consumed(dev, r.consumed_capacity)
-            else:
-                state.devices.add(dev)
+        if claim.status is not None and claim.status.allocation is not None:
+            state.add_allocation(claim.status.allocation, consumable_capacity=features.consumable_capacity)
     if extra is not None:
         state.devices.update(extra.allocated_devices)
         state.shared.update(extra.shared_devices)
