@@ -43,7 +43,6 @@ def test_dump_loads_with_load_paths_into_the_same_objects(snapshot136: ClusterSn
     assert f"resourceslices.{fmt}" in written and f"devicetaintrules.{fmt}" in written
     loaded = load_paths([str(out)])
     assert ordered(loaded.objects) == ordered(snapshot136.objects)
-    # The only thing other commands skip is drasim's own cluster-info document.
     assert loaded.warnings == []  # drasim's own ClusterInfo document is not warned about
 
 
