@@ -50,9 +50,15 @@ from drasim.scheduler.dra import (
     FINALIZER,
     MAX_RESERVED_FOR,
     PLUGIN,
+    REASON_CANNOT_ALLOCATE,
+    REASON_CANNOT_FIT,
+    REASON_NOT_AVAILABLE,
+    REASON_STALE_EXTENDED,
+    REASON_TIMEOUT,
     CycleError,
     DraCaches,
     DraCycle,
+    _owned_by,
     generated_name,
     request_mappings,
     reserved_for_pod,
@@ -97,11 +103,19 @@ MIN_FEASIBLE = 100
 BASE_PERCENTAGE = 50
 MIN_PERCENTAGE = 5
 _MISSING = object()
+# DynamicResources Filter reasons that name nothing of the pod (node-local allocator errors may).
+_CONSTANT_DRA_REASONS = frozenset({REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE, REASON_CANNOT_FIT,
+                                   REASON_STALE_EXTENDED, REASON_TIMEOUT})
+MAX_FAILURES = 8
 
 
-@dataclass(slots=True)
-class NodeScore:
-    """A feasible node's total and its weighted per-plugin scores (the dict may be shared between nodes)."""
+class NodeScore(msgspec.Struct, gc=False):
+    """A feasible node's total and its weighted per-plugin scores (the dict may be shared between nodes).
+
+    A msgspec Struct outside the cyclic garbage collector (it holds a str, an int and a str -> int dict, so
+    it can never be part of a cycle): a simulation keeps one ranking per pod, and millions of tracked
+    objects made every collection pass slow.
+    """
 
     node: str
     total: int
@@ -291,7 +305,66 @@ class Scheduler:
         self.next_start_node_index = 0
         self._state: ClusterState | None = None
         self._dra = DraCaches()
+        # Failed cycles to reuse for identical pods (see reuse_failures); None: off.
+        self._failures: list[tuple[tuple[object, ...], ScheduleResult]] | None = None
+        self._failures_state: ClusterState | None = None
         self._reset()
+
+    # --- repeated failures ----------------------------------------------------------------------
+
+    def reuse_failures(self, state: ClusterState | None) -> None:
+        """Remember failed cycles while the caller guarantees that `state` changes only through `apply`
+        (None: stop, and forget them).
+
+        A pod that reads the cluster exactly as an earlier failed one (same namespace, labels, owners, spec,
+        status and unallocated claim specs: replicas) fails the same way while nothing was applied in
+        between, so its result is copied instead of computed. Only failures whose text names nothing of
+        the pod are remembered (a full Filter scan, no PostFilter effect, no DRA-extended resources).
+        """
+        self._failures = [] if state is not None else None
+        self._failures_state = state
+
+    def _failure_shape(self, state: ClusterState, pod: Pod) -> tuple[object, ...] | None:
+        """Everything the cycle reads of the pod and its claims except its name, UID and claim names."""
+        meta = pod.metadata
+        ns = meta.namespace or "default"
+        claims: list[object] = []
+        for entry in pod.spec.resource_claims:
+            name = state.pod_claim_name(pod, entry.name)
+            if name is None:
+                claims.append(None)
+                continue
+            claim = state.claims.get((ns, name))
+            if claim is None or claim.metadata.deletion_timestamp is not None:
+                return None
+            cstatus = claim.status
+            if cstatus is not None and (cstatus.allocation is not None or cstatus.reserved_for or cstatus.devices):
+                return None
+            claims.append((claim.metadata.namespace or "default", _owned_by(claim, pod), claim.spec, cstatus))
+        status = pod.status
+        rstatus: object = None
+        if status is not None:
+            rstatus = (msgspec.structs.replace(status, resource_claim_statuses=[]),
+                       tuple((c.name, c.resource_claim_name is None) for c in status.resource_claim_statuses))
+        return (ns, meta.generate_name, meta.generation, meta.deletion_timestamp, meta.labels, meta.annotations,
+                meta.owner_references, meta.finalizers, pod.spec, rstatus, tuple(claims))
+
+    def _remember_failure(self, shape: tuple[object, ...] | None, ctx: _Ctx, result: ScheduleResult,
+                          statuses: dict[str, Status]) -> None:
+        failures = self._failures
+        if failures is None or shape is None:
+            return
+        dra = ctx.dra
+        if dra.ext or dra.special is not None or dra.allocated or result.deallocate or result.delete_claims \
+                or result.allocations or result.scores or result.extended_claim is not None \
+                or result.status not in (UNSCHEDULABLE, UNRESOLVABLE):
+            return
+        for st in statuses.values():
+            if st.plugin == PLUGIN and (len(st.reasons) != 1 or st.reasons[0] not in _CONSTANT_DRA_REASONS):
+                return
+        if len(failures) >= MAX_FAILURES:
+            failures.pop(0)
+        failures.append((shape, result))
 
     # --- caches ---------------------------------------------------------------------------------
 
@@ -447,8 +520,19 @@ class Scheduler:
 
     def schedule_one(self, state: ClusterState, pod: Pod) -> ScheduleResult:
         """Run one scheduling cycle for the pod against the current state."""
-        self._sync(state)
         key = key_of(pod)
+        if self._failures and state is self._failures_state:
+            shape = self._failure_shape(state, pod)
+            if shape is not None:
+                for seen, failed in self._failures:
+                    if seen == shape:
+                        # The cycle scanned every node: the scan position moves by the node count.
+                        self.next_start_node_index = (self.next_start_node_index + len(self._names)) % len(
+                            self._names)
+                        return ScheduleResult(pod=key, status=failed.status, message=failed.message,
+                                              node_reasons=dict(failed.node_reasons),
+                                              no_preemption=failed.no_preemption, pod_object=pod)
+        self._sync(state)
         result = ScheduleResult(pod=key, pod_object=pod)
         dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds)
         gated = dra.pre_enqueue()
@@ -488,7 +572,11 @@ class Scheduler:
             feasible, classes, statuses = self._scan(ctx, plan, candidates, len(names))
             result.node_reasons = {n: st.message for n, st in statuses.items()}
             if not feasible:
-                return self._unschedulable(result, ctx, statuses, absent)
+                self._unschedulable(result, ctx, statuses, absent)
+                if self._failures is not None and state is self._failures_state and restricted is None \
+                        and len(statuses) == len(names):
+                    self._remember_failure(self._failure_shape(state, pod), ctx, result, statuses)
+                return result
             if len(feasible) == 1:
                 return self._bind(result, ctx, feasible[0])
             scores = result.scores = self._score(ctx, plan, feasible, classes)
@@ -1042,6 +1130,8 @@ class Scheduler:
 
     def apply(self, state: ClusterState, result: ScheduleResult) -> None:
         """Reserve + PreBind + Bind for a scheduled pod, or the PostFilter effects for an unscheduled one."""
+        if self._failures and (result.status == SCHEDULED or result.deallocate or result.delete_claims):
+            self._failures.clear()  # the state changes: remembered failures may no longer hold
         if result.status != SCHEDULED:
             for key in result.deallocate:
                 if key in state.claims:
