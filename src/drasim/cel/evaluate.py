@@ -488,58 +488,40 @@ def _apply(impl: Callable[..., Any], args: list[Fn], fn_cost: Callable[..., int]
 
 # --- special forms ---------------------------------------------------------------------------
 
-def _and(comp: Compiler, e: CallExpr) -> Fn:
-    left, right = comp.c(e.args[0]), comp.c(e.args[1])
+def _logical(absorbing: bool) -> Callable[[Compiler, CallExpr], Fn]:
+    """`&&` (absorbing False) and `||` (absorbing True): commutative for errors, as in CEL: the
+    absorbing value on either side wins over an error on the other."""
 
-    def and_(act: Any) -> Any:
-        try:
-            lv = left(act)
-        except EvalError as err:
-            lerr: EvalError = err
-        else:
-            if lv is False:
-                return False
-            if lv is True:
+    def build(comp: Compiler, e: CallExpr) -> Fn:
+        left, right = comp.c(e.args[0]), comp.c(e.args[1])
+
+        def logical(act: Any) -> Any:
+            try:
+                lv = left(act)
+            except EvalError as err:
+                lerr: EvalError = err
+            else:
+                if lv is absorbing:
+                    return absorbing
+                if lv is (not absorbing):
+                    rv = right(act)
+                    if rv is True or rv is False:
+                        return rv
+                    raise no_overload()
+                lerr = no_overload()
+            try:
                 rv = right(act)
-                if rv is True or rv is False:
-                    return rv
-                raise no_overload()
-            lerr = no_overload()
-        try:
-            rv = right(act)
-        except EvalError:
-            raise lerr from None
-        if rv is False:
-            return False
-        raise lerr
-    return and_
+            except EvalError:
+                raise lerr from None
+            if rv is absorbing:
+                return absorbing
+            raise lerr
+        return logical
+    return build
 
 
-def _or(comp: Compiler, e: CallExpr) -> Fn:
-    left, right = comp.c(e.args[0]), comp.c(e.args[1])
-
-    def or_(act: Any) -> Any:
-        try:
-            lv = left(act)
-        except EvalError as err:
-            lerr: EvalError = err
-        else:
-            if lv is True:
-                return True
-            if lv is False:
-                rv = right(act)
-                if rv is True or rv is False:
-                    return rv
-                raise no_overload()
-            lerr = no_overload()
-        try:
-            rv = right(act)
-        except EvalError:
-            raise lerr from None
-        if rv is True:
-            return True
-        raise lerr
-    return or_
+_and = _logical(False)
+_or = _logical(True)
 
 
 def _conditional(comp: Compiler, e: CallExpr) -> Fn:

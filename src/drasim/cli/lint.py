@@ -9,6 +9,7 @@ import sys
 import click
 
 from drasim import DEFAULT_KUBERNETES_VERSION
+from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
 from drasim.errors import DrasimError
 from drasim.lint import RULES, LintFinding, lint_objects
@@ -35,14 +36,7 @@ def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
 
 
 @click.command("lint")
-@click.option(
-    "-f",
-    "--filename",
-    "paths",
-    multiple=True,
-    metavar="PATH",
-    help="File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster.",
-)
+@filename_option()
 @click.option(
     "--kubernetes-version",
     "version",

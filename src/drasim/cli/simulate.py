@@ -15,6 +15,7 @@ from rich.table import Table
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.allocator.versions import features_for_version
 from drasim.api.encode import encode_object, to_yaml
+from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
 from drasim.errors import InputError
 from drasim.sim.engine import SimulationOptions, SimulationResult
@@ -67,8 +68,7 @@ def load_inputs(paths: list[str]) -> tuple[list[Any], list[Timeline], list[str]]
 
 
 @click.command("simulate")
-@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH",
-              help="Files, directories or - (stdin). Default: the bundled demo cluster and workloads.")
+@filename_option("Files, directories or - (stdin). Repeatable. Default: the bundled demo cluster and workloads.")
 @click.option("--kubernetes-version", "version", type=click.Choice(VERSIONS), default=DEFAULT_KUBERNETES_VERSION,
               show_default=True, help="Feature gates of this release.")
 @click.option("--seed", type=int, default=0, show_default=True,

@@ -15,6 +15,7 @@ from drasim.api import resource as r
 from drasim.api.meta import object_ref
 from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, validate_objects
 from drasim.api.versions import SUPPORTED_VERSIONS, validation_features
+from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
 from drasim.sources.files import load_paths
 
@@ -40,14 +41,7 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
 
 
 @click.command("validate")
-@click.option(
-    "-f",
-    "--filename",
-    "paths",
-    multiple=True,
-    metavar="PATH",
-    help="File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster.",
-)
+@filename_option()
 @click.option(
     "--kubernetes-version",
     "version",
