@@ -110,3 +110,12 @@ def test_cli_bad_input_is_one_message(tmp_path: Path) -> None:
     bad.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: x\n")
     proc = _drasim("simulate", "-f", str(bad))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr and "bad.yaml" in proc.stderr
+
+
+def test_cli_wide_adds_selectors_scores_and_counters() -> None:
+    proc = _drasim("simulate", "-o", "wide")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "NODE SELECTOR" in out and "metadata.name In a100-mig-05" in out
+    # The MIG pair's 1g.5gb + 2g.10gb placements draw 4864Mi + 9856Mi of GPU 0's memory counter.
+    assert "gpu-0-counter-set/memory: 14720Mi of 40192Mi consumed" in out

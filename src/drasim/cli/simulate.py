@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from datetime import timedelta
+from fractions import Fraction
 from typing import Any
 
 import click
@@ -15,6 +16,7 @@ from rich.table import Table
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.allocator.versions import features_for_version
 from drasim.api.encode import encode_object, to_yaml
+from drasim.api.quantity import Quantity
 from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
 from drasim.errors import InputError
@@ -120,6 +122,13 @@ def _console() -> Console:
                    no_color=not tty or "NO_COLOR" in os.environ)
 
 
+def _num(value: Fraction) -> str:
+    """Counters as Kubernetes prints quantities (`14720Mi`, `42`)."""
+    if value.denominator == 1:
+        return Quantity.from_int(value.numerator, "BinarySI").canonical()
+    return f"{float(value):g}"
+
+
 def _ago(result: SimulationResult, when: Any) -> str:
     delta: timedelta = when - result.start
     seconds = int(delta.total_seconds())
@@ -136,7 +145,7 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
                   f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
     table = Table(box=None, pad_edge=False, show_edge=False)
     for col in ("POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="fold", no_wrap=col in ("POD", "NODE"))
     if wide:
         table.add_column("NODE SELECTOR", overflow="fold")
         table.add_column("TOP SCORES", overflow="fold")
@@ -175,6 +184,10 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
                 full = sum(1 for used, total in pool.counters.values() if total and used >= total)
                 counters = f"; {len(pool.counters)} counters, {full} exhausted"
             console.print(f"  {pool.driver}/{pool.pool}: {pool.used}/{pool.devices} devices in use{counters}")
+            if wide:
+                for label, (used, total) in sorted(pool.counters.items()):
+                    if used:
+                        console.print(f"      {label}: {_num(used)} of {_num(total)} consumed")
     notable = [e for e in result.events if e.reason not in ("Scheduled", "CreatedResourceClaim",
                                                              "ReservationAdded", "Created", "SuccessfulCreate")]
     if notable:
