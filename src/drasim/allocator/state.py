@@ -38,6 +38,11 @@ class AllocatedState:
             return True
         return any(d == device for d, _ in self.shared)
 
+    def copy(self) -> AllocatedState:
+        """An independent copy (sets and per-device capacity maps copied)."""
+        return AllocatedState(devices=set(self.devices), shared=set(self.shared),
+                              aggregated_capacity={k: dict(v) for k, v in self.aggregated_capacity.items()})
+
     def add_allocation(self, allocation: AllocationResult, *, consumable_capacity: bool) -> None:
         """Record one claim's allocation as upstream's bookkeeping does (spec §4.1)."""
         for r in allocation.devices.results:

@@ -207,8 +207,7 @@ class ClusterState:
         extra = list(in_flight)
         if not extra:
             return self.in_use
-        state = AllocatedState(devices=set(self.in_use.devices), shared=set(self.in_use.shared),
-                               aggregated_capacity={k: dict(v) for k, v in self.in_use.aggregated_capacity.items()})
+        state = self.in_use.copy()
         for allocation in extra:
             state.add_allocation(allocation, consumable_capacity=self.features.consumable_capacity)
         return state

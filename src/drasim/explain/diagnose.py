@@ -587,8 +587,7 @@ def _holders(state: ClusterState, in_use: AllocatedState) -> dict[DeviceID, list
 
 def _without(state: ClusterState, claims: Iterable[ResourceClaim]) -> AllocatedState:
     """The in-use state as if these claims were not allocated."""
-    s = AllocatedState(devices=set(state.in_use.devices), shared=set(state.in_use.shared),
-                       aggregated_capacity={k: dict(v) for k, v in state.in_use.aggregated_capacity.items()})
+    s = state.in_use.copy()
     for claim in claims:
         if claim.status is None or claim.status.allocation is None:
             continue

@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-from drasim.allocator import AllocatedState, DeviceID
+from drasim.allocator import AllocatedState
 from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import (
@@ -1104,16 +1104,8 @@ class Scheduler:
         for ckey, claim in state.claims.items():
             if ckey in held or claim.status is None or claim.status.allocation is None:
                 continue
-            for r in claim.status.allocation.devices.results:
-                if r.admin_access:
-                    continue
-                dev = DeviceID(r.driver, r.pool, r.device)
-                if state.features.consumable_capacity and r.share_id:
-                    freed.shared.add((dev, r.share_id))
-                    if r.consumed_capacity:
-                        freed.add_consumed(dev, r.consumed_capacity)
-                else:
-                    freed.devices.add(dev)
+            freed.add_allocation(claim.status.allocation,
+                                 consumable_capacity=state.features.consumable_capacity)
         probe = DraCycle(state, ctx.pod, DraCaches(), self.config.extended_resources,
                          self.config.binding_timeout_seconds, in_use=freed)
         if probe.pre_enqueue() is not None or probe.pre_filter(ctx.req).reject is not None:
