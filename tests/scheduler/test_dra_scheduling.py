@@ -210,12 +210,34 @@ def test_pre_enqueue_template_claims() -> None:
     no_status = build(Pod, {"metadata": {"name": "p", "namespace": "default", "uid": "u1"}, "spec": {
         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}})
     result = Scheduler().schedule_one(state, no_status)
-    assert (result.status, result.message) == ("Gated", 'pod "default/p": ResourceClaim not created yet')
+    assert (result.status, result.message) == ("Gated", "Pod default/p: ResourceClaim not created yet")
     not_owner = build(Pod, {"metadata": {"name": "p", "namespace": "default", "uid": "u1"}, "spec": {
         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}, "status": {
         "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]}})
     result = Scheduler().schedule_one(state, not_owner)
-    assert result.message == "ResourceClaim default/p-gpu-x was not created for pod default/p (pod is not owner)"
+    assert result.message == "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"
+
+
+@pytest.mark.parametrize("release,not_created,not_owner", [
+    ("1.35", 'pod "default/p": ResourceClaim not created yet',
+     "ResourceClaim default/p-gpu-x was not created for pod default/p (pod is not owner)"),
+    ("1.36", "Pod default/p: ResourceClaim not created yet",
+     "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"),
+    ("1.37", "Pod default/p: ResourceClaim not created yet",
+     "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"),
+])
+def test_pre_enqueue_messages_follow_the_release(release: str, not_created: str, not_owner: str) -> None:
+    """dynamicresources_test.go TestPlugin "wrong-claim" (PreEnqueue: `... (pod is not owner)` up to 1.35)
+    and resourceclaim_test.go TestIsForPod "other-pod"; 1.36's resourceclaim.Name/IsForPod say `Pod`."""
+    from drasim.allocator.versions import features_for_version
+    state = ClusterState.from_objects([device_class(), node("n1"), claim("p-gpu-x", [exact()])],
+                                      features=features_for_version(release))
+    spec = {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}
+    meta = {"name": "p", "namespace": "default", "uid": "u1"}
+    assert Scheduler().schedule_one(state, build(Pod, {"metadata": meta, "spec": spec})).message == not_created
+    owned_by_other = build(Pod, {"metadata": meta, "spec": spec, "status": {
+        "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]}})
+    assert Scheduler().schedule_one(state, owned_by_other).message == not_owner
 
 
 def test_pre_filter_rejects_missing_classes_and_disabled_prioritized_list() -> None:
@@ -320,15 +342,16 @@ def test_implicit_extended_resource_name_and_init_containers() -> None:
     assert result.status == "Scheduled", result.message
     ext = result.extended_claim
     assert ext is not None
-    # One request per (container, resource): indexes over initContainers+containers and sorted names.
+    # Long-lived containers get one request each (indexes over initContainers+containers and sorted names);
+    # the init container's one device is covered by container a's request at a later index (PR #134882).
     assert [(r.name, r.exactly.count if r.exactly else 0) for r in ext.spec.devices.requests] == [
-        ("container-0-request-0", 1), ("container-1-request-1", 2), ("container-2-request-0", 1)]
+        ("container-1-request-1", 2), ("container-2-request-0", 1)]
     allocation = result.allocations[("default", ext.metadata.name)]
     assert [r.request for r in allocation.devices.results] == [
-        "container-0-request-0", "container-1-request-1", "container-1-request-1", "container-2-request-0"]
+        "container-1-request-1", "container-1-request-1", "container-2-request-0"]
     assert result.extended_status is not None
     assert [(m.container_name, m.request_name) for m in result.extended_status.request_mappings] == [
-        ("init", "container-0-request-0"), ("a", "container-1-request-1"), ("b", "container-2-request-0")]
+        ("a", "container-1-request-1"), ("b", "container-2-request-0"), ("init", "container-1-request-1")]
 
 
 def test_binding_timeout_makes_an_allocated_claim_unavailable() -> None:

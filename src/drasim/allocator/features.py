@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
+
+from drasim.releases import DEFAULT_RELEASE
 
 # Scenario-file flag name -> upstream feature name, in the order upstream prints enabled features.
 FLAG_NAMES: dict[str, str] = {
@@ -31,12 +34,14 @@ class Features:
     consumable_capacity: bool = True
     device_binding_and_status: bool = True
     list_type_attributes: bool = False
+    # Which release's code runs (drasim.releases): not a flag; fixes and texts that changed between releases.
+    release: str = DEFAULT_RELEASE
 
     @classmethod
     def from_flags(cls, flags: dict[str, bool]) -> Features:
         """Build from scenario-file flags (`adminAccess: false`, ...); unlisted flags keep defaults."""
-        kwargs = {}
-        by_camel = {f.name.replace("_", ""): f.name for f in dataclasses.fields(cls)}
+        kwargs: dict[str, Any] = {}
+        by_camel = {f.name.replace("_", ""): f.name for f in _flag_fields(cls)}
         for key, value in flags.items():
             attr = by_camel.get(key.lower())
             if attr is None:
@@ -47,7 +52,8 @@ class Features:
     @classmethod
     def none(cls) -> Features:
         """Every optional feature off (the core of DRA only)."""
-        return cls(**{f.name: False for f in dataclasses.fields(cls)})
+        off: dict[str, Any] = {f.name: False for f in _flag_fields(cls)}
+        return cls(**off)
 
     def enabled(self) -> list[str]:
         """Upstream names of the enabled features, in upstream's fixed print order."""
@@ -60,9 +66,13 @@ class Features:
 
     def variant(self) -> str:
         """The upstream implementation that runs: the first whose supported set covers the enabled set."""
-        on = {f.name for f in dataclasses.fields(self) if getattr(self, f.name)}
+        on = {f.name for f in _flag_fields(type(self)) if getattr(self, f.name)}
         if on <= _STABLE:
             return "stable"
         if on <= _INCUBATING:
             return "incubating"
         return "experimental"
+
+
+def _flag_fields(cls: type[Features]) -> list[dataclasses.Field[bool]]:
+    return [f for f in dataclasses.fields(cls) if f.name != "release"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from drasim import releases
 from drasim.allocator import capacity as cap
 from drasim.allocator.cache import Candidate, Number, SliceCache
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
@@ -340,7 +341,9 @@ class _Run:
             except CelCompileError as err:
                 raise AllocationError(f"{who}: selector #{i}: CEL compile error: {err.message}") from None
             if isinstance(outcome, CelRuntimeError):
-                raise AllocationError(f"{who}: selector #{i}: CEL runtime error: {outcome.message}")
+                dev = cand.id
+                raise AllocationError(releases.cel_runtime_error(
+                    self.f.release, who, i, f"{dev.driver}/{dev.pool}/{dev.device}", outcome.message))
             if not outcome:
                 return False
         return True
@@ -574,9 +577,16 @@ class _Run:
                                                              opaque=class_cfg.opaque))
             class_ranges[cls.metadata.name] = (first, len(configs))
         requests = claim.spec.devices.requests
+        newer = releases.clears_config_covering_all_requests(self.f.release)
         for cfg in claim.spec.devices.config:
             if not cfg.requests:
                 configs.append(DeviceAllocationConfiguration(source="FromClaim", requests=[], opaque=cfg.opaque))
+                continue
+            if newer:  # 1.37 appends a claim config once if it names any request or chosen subrequest
+                if any(r.name in cfg.requests or self._chosen(ci, ri).name in cfg.requests
+                       for ri, r in enumerate(requests)):
+                    configs.append(DeviceAllocationConfiguration(
+                        source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
                 continue
             for ri, request in enumerate(requests):
                 if request.name in cfg.requests:
@@ -589,6 +599,12 @@ class _Run:
                 if self._chosen(ci, ri).name in cfg.requests:
                     configs.append(DeviceAllocationConfiguration(
                         source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
+        if newer:
+            # A config naming every request (directly or through the chosen subrequest) applies to all.
+            names = [(r.name, self._chosen(ci, ri).name) for ri, r in enumerate(requests)]
+            for config in configs:
+                if config.requests and all(a in config.requests or b in config.requests for a, b in names):
+                    config.requests = []
         return configs
 
     def _node_selector(self, results: list[_Result]) -> NodeSelector | None:

@@ -8,11 +8,13 @@ from drasim.allocator.features import Features
 # binding conditions alpha (off). 1.36 and 1.37: all of those on, list-type attributes alpha (off).
 FEATURES_BY_VERSION: dict[str, Features] = {
     "1.34": Features(admin_access=True, prioritized_list=True, partitionable_devices=False,
-                     device_taints=False, consumable_capacity=False, device_binding_and_status=False),
+                     device_taints=False, consumable_capacity=False, device_binding_and_status=False,
+                     release="1.34"),
     "1.35": Features(admin_access=True, prioritized_list=True, partitionable_devices=False,
-                     device_taints=False, consumable_capacity=False, device_binding_and_status=False),
-    "1.36": Features(),
-    "1.37": Features(),
+                     device_taints=False, consumable_capacity=False, device_binding_and_status=False,
+                     release="1.35"),
+    "1.36": Features(release="1.36"),
+    "1.37": Features(release="1.37"),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from drasim.runner.scenario import ScenarioError, run_scenario
 @click.option("--features", "feature_flags", default=None,
               help="Override feature flags, e.g. 'prioritizedList=false,deviceTaints=true'.")
 @click.option("--kubernetes-version", default=None, type=click.Choice(["1.34", "1.35", "1.36", "1.37"]),
-              help="Use the allocator feature gates of that release instead of the file's features.")
+              help="Run that release's allocator: its feature gates, except those the file sets in `features:`.")
 @click.option("--pretty", is_flag=True, help="Indent the JSON output.")
 def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
              kubernetes_version: str | None, pretty: bool) -> None:
@@ -32,7 +33,7 @@ def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
     for path, base in scenario_paths(list(scenarios)):
         sc, expect = load_scenario_input(path, stdin=sys.stdin)
         if kubernetes_version:
-            sc.features = features_for_version(kubernetes_version)
+            sc.features = _release_features(kubernetes_version, sc.flags, path)
         if feature_flags:
             sc.features = _override(sc.features, feature_flags, path)
         try:
@@ -57,6 +58,16 @@ def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
             sys.exit(1)
 
 
+def _release_features(version: str, file_flags: dict[str, bool], source: str) -> Features:
+    """The release's gate defaults and code, with the scenario file's own `features:` on top."""
+    base = features_for_version(version)
+    try:
+        merged = Features.from_flags({**{k: getattr(base, a) for k, a in _FLAG_ATTRS.items()}, **file_flags})
+    except ValueError as err:
+        raise InputError(str(err), source=source, path="features") from None
+    return dataclasses.replace(merged, release=base.release)
+
+
 def _override(features: Features, spec: str, source: str) -> Features:
     flags = {}
     for part in spec.split(","):
@@ -67,7 +78,7 @@ def _override(features: Features, spec: str, source: str) -> Features:
     try:
         current = {k: getattr(features, a) for k, a in _FLAG_ATTRS.items()}
         current.update(flags)
-        return Features.from_flags(current)
+        return dataclasses.replace(Features.from_flags(current), release=features.release)
     except ValueError as err:
         raise InputError(f"--features: {err}", source=source) from None
 

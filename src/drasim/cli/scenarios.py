@@ -44,6 +44,7 @@ def to_input(sc: Scenario) -> ScenarioInput:
         steps=[StepSpec(claims=list(s.claims), node=s.node, commit=s.commit) for s in sc.steps],
         node=sc.node,
         features=features,
+        flags=dict(sc.features),
         apply_defaults=sc.apply_defaults,
         variant=sc.allocator,
         allocated_devices=[DeviceID(d.driver, d.pool, d.device) for d in state.devices],

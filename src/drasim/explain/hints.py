@@ -112,7 +112,8 @@ def _mig_off(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
 
 # --- CEL errors --------------------------------------------------------------------------------
 
-_NO_SUCH_KEY = re.compile(r"^(class \S+|claim \S+): selector #(\d+): CEL runtime error: no such key: (\w+)")
+_NO_SUCH_KEY = re.compile(
+    r"^(class \S+|claim \S+): selector #(\d+)(?: on device \S+)?: CEL runtime error: no such key: (\w+)")
 
 
 def _cel_errors(group: NodeGroup) -> list[Hint]:

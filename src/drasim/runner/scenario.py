@@ -48,6 +48,7 @@ class ScenarioInput:
     steps: list[StepSpec]
     node: str | None = None
     features: Features = field(default_factory=Features)
+    flags: dict[str, bool] = field(default_factory=dict)  # the file's own `features:` (they outrank a release)
     apply_defaults: bool = True
     variant: str | None = None  # force an upstream implementation variant (stable/incubating/experimental)
     allocated_devices: list[DeviceID] = field(default_factory=list)

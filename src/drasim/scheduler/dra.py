@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
 from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
@@ -71,45 +72,87 @@ def resolve_class(classes: dict[str, DeviceClass], resource: str) -> DeviceClass
     return None
 
 
-def _containers(pod: Pod) -> list[tuple[int, str, dict[str, Quantity]]]:
-    out = []
-    for i, c in enumerate(pod.spec.init_containers + pod.spec.containers):
-        out.append((i, c.name, dict(c.resources.requests)))
-    return out
+def _request(index: int, requests: dict[str, Quantity], resource: str, class_name: str,
+             reusable: list[DeviceRequest | None], container: str
+             ) -> tuple[DeviceRequest | None, list[ContainerExtendedResourceRequest]]:
+    """One container's device request for `resource` (None: none needed) and its mappings.
+
+    `reusable` are requests of long-lived containers at this index and later: a short-lived init container
+    maps onto them first and only asks for what their counts do not cover (upstream
+    createResourceRequestAndMappings)."""
+    q = requests.get(resource)
+    if q is None or not q.is_integer() or q.as_integer() == 0:
+        return None, []
+    want = q.as_integer()
+    mappings = []
+    covered = 0
+    for r in reusable:
+        if r is None or r.exactly is None:
+            continue
+        covered += r.exactly.count or 0
+        mappings.append(ContainerExtendedResourceRequest(container_name=container, resource_name=resource,
+                                                         request_name=r.name))
+        if covered >= want:
+            return None, mappings
+    name = f"container-{index}-request-{sorted(requests).index(resource)}"
+    mappings.append(ContainerExtendedResourceRequest(container_name=container, resource_name=resource,
+                                                     request_name=name))
+    return DeviceRequest(name=name, exactly=ExactDeviceRequest(
+        device_class_name=class_name, allocation_mode="ExactCount", count=want - covered)), mappings
 
 
-def extended_requests(pod: Pod, needs: tuple[str, ...], classes: dict[str, DeviceClass]) -> list[DeviceRequest]:
-    """One ExactCount request per (container, resource needing DRA), named `container-<i>-request-<j>`
-    (i over initContainers+containers, j the resource's index in the container's sorted request names),
-    sorted by name (1.36's createDeviceRequests)."""
+def extended_requests(pod: Pod, needs: tuple[str, ...], classes: dict[str, DeviceClass], release: str
+                      ) -> tuple[list[DeviceRequest], list[ContainerExtendedResourceRequest]]:
+    """The special claim's requests for the resources in `needs` and the pod's request mappings (§5.7,
+    upstream createRequestsAndMappings).
+
+    Requests are named `container-<i>-request-<j>` (i over initContainers+containers, j the resource's index
+    in the container's sorted request names) and sorted by name. Long-lived containers (regular ones and
+    sidecars) get one request each; since 1.35 (PR #134882) a short-lived init container first reuses
+    requests of long-lived containers at later indices, and what remains of all short-lived ones folds into
+    one request for their maximum. Mappings: per resource (sorted), long-lived ones, then short-lived ones.
+    """
+    containers = pod.spec.init_containers + pod.spec.containers
+    n_init = len(pod.spec.init_containers)
+    fold = releases.folds_init_container_requests(release)
+    short = [i for i, c in enumerate(containers) if fold and i < n_init and c.restart_policy != "Always"]
+    long = [i for i in range(len(containers)) if i not in short]
     out: list[DeviceRequest] = []
-    for i, _name, requests in _containers(pod):
-        keys = sorted(requests)
-        for resource in needs:
-            q = requests.get(resource)
-            if q is None or not q.is_integer():
-                continue
-            count = q.as_integer()
-            cls = resolve_class(classes, resource)
-            if count == 0 or cls is None:
-                continue
-            out.append(DeviceRequest(name=f"container-{i}-request-{keys.index(resource)}", exactly=ExactDeviceRequest(
-                device_class_name=cls.metadata.name, allocation_mode="ExactCount", count=count)))
+    mappings: list[ContainerExtendedResourceRequest] = []
+    for resource in sorted(needs):
+        cls = resolve_class(classes, resource)
+        if cls is None:
+            continue
+        cname = cls.metadata.name
+        long_reqs: list[DeviceRequest | None] = [None] * len(containers)
+        long_maps: list[ContainerExtendedResourceRequest] = []
+        for i in long:
+            c = containers[i]
+            long_reqs[i], got = _request(i, dict(c.resources.requests), resource, cname, [], c.name)
+            long_maps += got
+        biggest: DeviceRequest | None = None
+        most = 0
+        short_names: set[str] = set()
+        short_maps: list[ContainerExtendedResourceRequest] = []
+        for i in short:
+            c = containers[i]
+            req, got = _request(i, dict(c.resources.requests), resource, cname, long_reqs[i:], c.name)
+            if req is not None and req.exactly is not None:
+                short_names.add(req.name)
+                count = req.exactly.count or 0
+                if biggest is None or most < count:
+                    biggest, most = req, count
+            short_maps += got
+        if biggest is not None and len(short_names) > 1:
+            for m in short_maps:
+                if m.request_name in short_names:
+                    m.request_name = biggest.name
+        if biggest is not None:
+            out.append(biggest)
+        out += [r for r in long_reqs if r is not None]
+        mappings += long_maps + short_maps
     out.sort(key=lambda r: r.name)
-    return out
-
-
-def request_mappings(pod: Pod, claim: ResourceClaim) -> list[ContainerExtendedResourceRequest]:
-    """pod.status.extendedResourceClaimStatus.requestMappings, in container order then resource name."""
-    names = {r.name for r in claim.spec.devices.requests}
-    out = []
-    for i, cname, requests in _containers(pod):
-        for j, resource in enumerate(sorted(requests)):
-            request = f"container-{i}-request-{j}"
-            if request in names:
-                out.append(ContainerExtendedResourceRequest(container_name=cname, resource_name=resource,
-                                                            request_name=request))
-    return out
+    return out, mappings
 
 
 def generated_name(state: ClusterState, namespace: str, base: str, seed: int, salt: str) -> str:
@@ -312,6 +355,7 @@ class DraCycle:
     nodes: dict[str, NodeAllocation] = field(default_factory=dict)
     results: dict[str, list[AllocationResult]] = field(default_factory=dict)
     variants: dict[tuple[str, ...], ResourceClaim] = field(default_factory=dict)
+    mappings: dict[int, list[ContainerExtendedResourceRequest]] = field(default_factory=dict)  # by id(variant)
     batches: dict[tuple[str, ...], tuple[list[ResourceClaim], Shape | None]] = field(default_factory=dict)
     _allocators: dict[str, Allocator] = field(default_factory=dict)
     _cache: SliceCache | None = None
@@ -331,10 +375,10 @@ class DraCycle:
             elif entry.resource_claim_template_name:
                 found = [s for s in statuses if s.name == entry.name]
                 if not found:
-                    return f'pod "{ref}": ResourceClaim not created yet'
+                    return releases.claim_not_created(self.state.features.release, ref)
                 name, check_owner = found[0].resource_claim_name, True
             else:
-                return f'pod "{ref}", spec.resourceClaim "{entry.name}": none of the supported fields are set'
+                return releases.unsupported_pod_claim(self.state.features.release, ref, entry.name)
             if name is None:
                 continue  # a claim that was deliberately not created
             claim = self.state.claims.get((ns, name))
@@ -343,7 +387,7 @@ class DraCycle:
             if claim.metadata.deletion_timestamp is not None:
                 return f'resourceclaim "{name}" is being deleted'
             if check_owner and ((claim.metadata.namespace or "default") != ns or not _owned_by(claim, pod)):
-                return (f"ResourceClaim {ns}/{name} was not created for pod {ref} (pod is not owner)")
+                return releases.not_owner(self.state.features.release, f"{ns}/{name}", ref)
             self.user.append((entry.name, claim))
         return None
 
@@ -481,10 +525,16 @@ class DraCycle:
         found = self.variants.get(needs)
         if found is None:
             assert self.special is not None
+            requests, mappings = extended_requests(self.pod, needs, self.state.classes, self.state.features.release)
             found = ResourceClaim(metadata=self.special.metadata, spec=ResourceClaimSpec(devices=DeviceClaim(
-                requests=extended_requests(self.pod, needs, self.state.classes))))
+                requests=requests)))
             self.variants[needs] = found
+            self.mappings[id(found)] = mappings
         return found
+
+    def request_mappings(self, variant: ResourceClaim) -> list[ContainerExtendedResourceRequest]:
+        """pod.status.extendedResourceClaimStatus.requestMappings for the node-specific special claim."""
+        return list(self.mappings.get(id(variant), ()))
 
     def batch(self, needs: tuple[str, ...]) -> tuple[list[ResourceClaim], Shape | None]:
         """The claims one Allocate call gets on nodes needing `needs` through DRA, and their shape."""

@@ -60,7 +60,6 @@ from drasim.scheduler.dra import (
     DraCycle,
     _owned_by,
     generated_name,
-    request_mappings,
     reserved_for_pod,
     resolve_class,
 )
@@ -942,7 +941,7 @@ class Scheduler:
                 result.extended_claim = final
                 ckey = (ctx.namespace, final.metadata.name)
                 result.extended_status = PodExtendedResourceClaimStatus(
-                    resource_claim_name=final.metadata.name, request_mappings=request_mappings(pod, final))
+                    resource_claim_name=final.metadata.name, request_mappings=dra.request_mappings(claim))
             else:
                 ckey = key_of(claim)
             result.allocations[ckey] = allocation

@@ -1,0 +1,90 @@
+"""What differs between Kubernetes releases beyond feature gates: behaviour fixes and message texts, by release.
+
+Everything here is keyed by the release string ("1.34" ... "1.37") that `Features.release` carries, so the
+scheduler, the controllers and the allocator ask one place. When the core's release profile grows its own
+notion of a release, only `since` needs re-pointing.
+"""
+
+from __future__ import annotations
+
+RELEASES: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37")
+DEFAULT_RELEASE = "1.36"
+
+
+def _minor(release: str) -> int:
+    try:
+        return int(release.split(".")[1])
+    except (IndexError, ValueError):
+        raise ValueError(f"unsupported Kubernetes release {release!r}; supported: {', '.join(RELEASES)}") from None
+
+
+def since(release: str, first: str) -> bool:
+    """Whether `release` has what `first` introduced."""
+    return _minor(release) >= _minor(first)
+
+
+# --- behaviour that changed between releases -----------------------------------------------------------
+
+def folds_init_container_requests(release: str) -> bool:
+    """PR #134882 (1.35): short-lived init containers reuse later long-lived requests and fold into one."""
+    return since(release, "1.35")
+
+
+def cel_errors_name_device(release: str) -> bool:
+    """1.37: `selector #i on device D/P/N: CEL runtime error: ...` (1.36: `selector #i: ...`)."""
+    return since(release, "1.37")
+
+
+def cel_no_such_key_hint(release: str) -> bool:
+    """1.37: `no such key:` runtime errors carry the optional-chaining hint (dra cel.EnhanceRuntimeError)."""
+    return since(release, "1.37")
+
+
+def clears_config_covering_all_requests(release: str) -> bool:
+    """1.37: a config entry naming every request of the claim gets `requests` cleared (empty = all)."""
+    return since(release, "1.37")
+
+
+def evicts_extended_resource_pods(release: str) -> bool:
+    """1.37 (kubernetes#141290): the device-taint eviction controller also follows
+    `status.extendedResourceClaimStatus`; up to 1.36 pods holding devices only through extended
+    resources were never evicted."""
+    return since(release, "1.37")
+
+
+# --- message texts --------------------------------------------------------------------------------------
+
+NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+                    "with has() for optional fields")
+
+
+# k8s.io/dynamic-resource-allocation/resourceclaim (Name, IsForPod): 1.36 reworded them for PodGroup claims.
+
+def not_owner(release: str, claim: str, pod: str) -> str:
+    """IsForPod's error for a template claim the pod does not own (`ns/name` for both)."""
+    if since(release, "1.36"):
+        return f"ResourceClaim {claim} was not created for Pod {pod} (Pod is not owner)"
+    return f"ResourceClaim {claim} was not created for pod {pod} (pod is not owner)"
+
+
+def claim_not_created(release: str, pod: str) -> str:
+    """Name's error while a template claim's name is not yet in the pod status (ErrClaimNotFound)."""
+    if since(release, "1.36"):
+        return f"Pod {pod}: ResourceClaim not created yet"
+    return f'pod "{pod}": ResourceClaim not created yet'
+
+
+def unsupported_pod_claim(release: str, pod: str, entry: str) -> str:
+    """Name's error for a pod claim entry with none of the known fields set (ErrAPIUnsupported)."""
+    if since(release, "1.36"):
+        return f"Pod {pod}, spec.resourceClaim {entry}: none of the supported fields are set"
+    return f'pod "{pod}", spec.resourceClaim "{entry}": none of the supported fields are set'
+
+
+def cel_runtime_error(release: str, who: str, index: int, device: str, message: str) -> str:
+    """The allocator's fatal error for a selector that failed at runtime on `device` (driver/pool/device)."""
+    if cel_no_such_key_hint(release) and "no such key:" in message:
+        message += NO_SUCH_KEY_HINT
+    if cel_errors_name_device(release):
+        return f"{who}: selector #{index} on device {device}: CEL runtime error: {message}"
+    return f"{who}: selector #{index}: CEL runtime error: {message}"

@@ -1,0 +1,142 @@
+"""The 1.37 allocator (`--kubernetes-version 1.37`): config covering every request, CEL runtime error texts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drasim import releases
+from drasim.allocator.versions import features_for_version
+from drasim.cli.scenarios import load_scenario_input
+from drasim.runner.scenario import run_scenario
+
+ROOT = Path(__file__).resolve().parents[1] / "conformance"
+V136 = ROOT / "upstream-v1.36"
+
+
+def _run(name: str, release: str) -> dict[str, Any]:
+    sc, _ = load_scenario_input(str(V136 / name))
+    sc.features = dataclasses.replace(sc.features, release=release)
+    return run_scenario(sc)["steps"][0]
+
+
+def _configs(step: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    return [(c["source"], c.get("requests", [])) for c in step["results"][0].get("config", [])]
+
+
+@pytest.mark.parametrize("name,v136,v137", [
+    # allocator_testing.go TestAllocator "with-class-device-config": requests [req-0] (1.36) -> nil (1.37).
+    ("TestAllocator_with-class-device-config.yaml", [("FromClass", ["req-0"])], [("FromClass", [])]),
+    # "prioritized-list-device-config": the chosen subrequest's config covers req-0 -> nil in 1.37.
+    ("TestAllocator_prioritized-list-device-config.yaml", [("FromClaim", ["req-0/subReq-1"])],
+     [("FromClaim", [])]),
+    # "prioritized-list-class-config": the class config names the only request -> nil in 1.37.
+    ("TestAllocator_prioritized-list-class-config.yaml", None, None),
+    # "with-class-device-config-with-multiple-request-and-configs": neither entry covers all three requests.
+    ("TestAllocator_with-class-device-config-with-multiple-request-and-configs.yaml",
+     [("FromClass", ["req-0", "req-1"]), ("FromClass", ["req-2"])],
+     [("FromClass", ["req-0", "req-1"]), ("FromClass", ["req-2"])]),
+    # "claim-with-device-config": a config without requests stays empty in both.
+    ("TestAllocator_claim-with-device-config.yaml", [("FromClaim", [])], [("FromClaim", [])]),
+])
+def test_config_covering_every_request_is_cleared_in_137(name: str, v136: list[Any] | None,
+                                                          v137: list[Any] | None) -> None:
+    """Upstream allocator_testing.go TestAllocator cases named in the parameters (1.37 expectations)."""
+    old, new = _configs(_run(name, "1.36")), _configs(_run(name, "1.37"))
+    if v136 is None:
+        assert all(reqs for _s, reqs in old) and all(not reqs for _s, reqs in new)
+    else:
+        assert (old, new) == (v136, v137)
+
+
+def test_claim_config_covering_all_requests_is_cleared() -> None:
+    """Upstream TestAllocator "claim-config-covering-all-requests-is-cleared" (1.37) and its variant
+    "claim-config-scoped-to-subrequests-of-one-request" (kept)."""
+    text = (V136 / "TestAllocator_prioritized-list-device-config.yaml").read_text()
+    import yaml
+    doc = yaml.safe_load(text)
+    doc.pop("expect")
+    claim = next(o for o in doc["objects"] if o["kind"] == "ResourceClaim")
+    doc["objects"] = [o for o in doc["objects"] if o["kind"] != "ResourceSlice"] + [{
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "slice-1"},
+        "spec": {"driver": "driver-a", "nodeName": "node-1", "pool": {"name": "pool-1", "generation": 1,
+                                                                      "resourceSliceCount": 1},
+                 "devices": [{"name": "device-0"}, {"name": "device-1"}]}}]
+    claim["spec"]["devices"]["requests"].append(
+        {"name": "req-1", "exactly": {"deviceClassName": "class-a", "allocationMode": "ExactCount", "count": 1}})
+    claim["spec"]["devices"]["requests"][0]["firstAvailable"][1]["count"] = 1
+
+    def configs(requests: list[str], version: str) -> list[Any]:
+        claim["spec"]["devices"]["config"] = [{"requests": requests, "opaque": {"driver": "driver-a",
+                                                                                "parameters": {"all": True}}}]
+        proc = subprocess.run([sys.executable, "-m", "drasim.cli.main", "allocate", "--kubernetes-version",
+                               version, "-"], input=yaml.safe_dump(doc), capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout)["steps"][0]["results"][0]
+        assert [d["request"] for d in result["devices"]] == ["req-0/subReq-0", "req-1"]
+        return [c.get("requests", []) for c in result["config"]]
+
+    assert configs(["req-0/subReq-0", "req-1"], "1.37") == [[]]
+    # 1.36 appends a claim config once per request it names (here twice) and never clears it.
+    assert configs(["req-0/subReq-0", "req-1"], "1.36") == [["req-0/subReq-0", "req-1"]] * 2
+    assert configs(["req-0/subReq-0", "req-0/subReq-1"], "1.37") == [["req-0/subReq-0", "req-0/subReq-1"]]
+
+
+def test_enhance_runtime_error_hint() -> None:
+    """Upstream dynamic-resource-allocation cel TestEnhanceRuntimeError: "no such key error gets enhanced with
+    usage hint", "wrapped no such key error gets enhanced", "other error is returned unchanged"."""
+    hint = releases.NO_SUCH_KEY_HINT
+    assert releases.cel_runtime_error("1.37", "class c", 0, "d/p/x", "no such key: sharingStrategy").endswith(
+        "CEL runtime error: no such key: sharingStrategy" + hint)
+    assert releases.cel_runtime_error("1.37", "class c", 0, "d/p/x", "context: no such key: fieldY").endswith(
+        "context: no such key: fieldY" + hint)
+    assert releases.cel_runtime_error("1.37", "class c", 0, "d/p/x", "some other error").endswith(
+        ": some other error")
+    assert releases.cel_runtime_error("1.36", "class c", 0, "d/p/x", "no such key: a") == \
+        "class c: selector #0: CEL runtime error: no such key: a"
+
+
+def test_137_runtime_error_names_the_device() -> None:
+    """dynamicresources_test.go "class-parameters-CEL-runtime-error" / "claim-parameters-CEL-runtime-error":
+    1.36 says `class ...: selector #0: CEL runtime error: no such key: ...`; 1.37 names the device and hints."""
+    name = "TestAllocator_all-devices-invalid-CEL.yaml"
+    sc, expect = load_scenario_input(str(V136 / name))
+    if "runtime" not in json.dumps(expect):
+        name = next(p.name for p in sorted(ROOT.rglob("*.yaml")) if "no such key" in p.read_text())
+        sc, expect = load_scenario_input(str(next(ROOT.rglob(name))))
+    old = run_scenario(sc)["steps"]
+    sc.features = dataclasses.replace(sc.features, release="1.37")
+    new = run_scenario(sc)["steps"]
+    errors = [(a["error"], b["error"]) for a, b in zip(old, new, strict=True) if a.get("status") == "error"]
+    assert errors
+    for a, b in errors:
+        who, _, rest = a.partition(": selector #0: CEL runtime error: ")
+        assert rest.startswith("no such key: ")
+        assert b.startswith(f"{who}: selector #0 on device ")
+        assert b.endswith(f": CEL runtime error: {rest}{releases.NO_SUCH_KEY_HINT}")
+
+
+def test_kubernetes_version_keeps_the_files_own_features() -> None:
+    """An explicit --kubernetes-version sets the release's defaults only for flags the file leaves unset."""
+    path = V136 / "TestAllocator_prioritized-list-device-config.yaml"  # sets every flag, PrioritizedList on
+    for version in ("1.34", "1.36", "1.37"):
+        proc = subprocess.run([sys.executable, "-m", "drasim.cli.main", "allocate", "--check",
+                               "--kubernetes-version", version, str(path)], capture_output=True, text=True,
+                              timeout=120)
+        assert json.loads(proc.stdout)["features"] == ["PrioritizedList"], version
+    assert features_for_version("1.37").release == "1.37"
+    for path in sorted(V136.glob("*.yaml")):
+        if "features:" not in path.read_text():
+            continue
+        proc = subprocess.run([sys.executable, "-m", "drasim.cli.main", "allocate", "--check",
+                               "--kubernetes-version", "1.36", str(path)], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        break
