@@ -6,7 +6,7 @@ import copy
 from collections import Counter
 
 import msgspec
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator import AllocatedState, Allocator, DeviceID, Features
@@ -15,6 +15,7 @@ from drasim.api.core import Node
 from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import quantity_dec_hook, quantity_enc_hook
 from drasim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
+from hypothesis_budget import examples
 
 DRIVER = "gpu.example.com"
 MODELS = ["a100", "h100", "l40s"]
@@ -96,7 +97,7 @@ def _wire(objs: list) -> bytes:
     return msgspec.json.encode(objs, enc_hook=quantity_enc_hook)
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150))
 
 
 @SETTINGS

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.api.decode import decode_documents, decode_json_bytes
@@ -32,6 +32,7 @@ from drasim.api.resource import (
     ResourceSliceSpec,
 )
 from drasim.sources.files import load_bytes
+from hypothesis_budget import examples
 
 CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "conformance")
 FILES = sorted(glob.glob(os.path.join(CONFORMANCE, "*", "*.yaml")))
@@ -221,7 +222,7 @@ slices = st.builds(
 )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100))
 @given(st.lists(slices, min_size=1, max_size=3))
 def test_generated_slices_roundtrip(objs: list[Any]) -> None:
     assert_roundtrip(objs)

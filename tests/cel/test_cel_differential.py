@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.cel import CelCompileError, CelEnvironment, CelRuntimeError, compile_selector, device_input
+from hypothesis_budget import examples
 
 _CPP = cel.NewEnv(config=cel.NewEnvConfigFromYaml(
     "extensions:\n"
@@ -129,7 +130,7 @@ def _theirs(expr: str) -> Any:
     return v.plain_value()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400))
 @given(_bool(3))
 def test_agrees_with_cel_cpp(expr: str) -> None:
     ours, theirs = _ours(expr), _theirs(expr)

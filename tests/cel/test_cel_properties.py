@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.cel import CelCompileError, CelRuntimeError, compile_selector, device_input
+from hypothesis_budget import examples
 
 D = "device.attributes['dra.example.com']"
 
@@ -50,7 +51,7 @@ def _eval(expr: str, dev: object) -> bool | CelRuntimeError:
     return compile_selector(expr, LISTS).evaluate(device_input("dra.example.com", dev))  # type: ignore[arg-type]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(_expr(3), DEVICES)
 def test_evaluation_is_deterministic(expr: str, dev: object) -> None:
     try:
@@ -63,7 +64,7 @@ def test_evaluation_is_deterministic(expr: str, dev: object) -> None:
     assert compile_selector(expr, LISTS).evaluate(di) == first
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(_expr(2), _expr(2), DEVICES)
 def test_and_or_commute_without_errors(a: str, b: str, dev: object) -> None:
     ra, rb = _eval(a, dev), _eval(b, dev)

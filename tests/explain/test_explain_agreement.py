@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from explain_helpers import DRIVER, state_of
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator import AllocationError, Allocator, Features
@@ -23,6 +23,7 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.resource import ResourceClaim
 from drasim.cluster import ClusterState, Key
 from drasim.explain import device_outcomes, explain_claim
+from hypothesis_budget import examples
 
 MODELS = ["a100", "h100"]
 NODES = ["n1", "n2", "n3"]
@@ -136,7 +137,7 @@ def cluster(draw: st.DrawFn) -> ClusterState:
 
 
 KEY: Key = ("default", "target")
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200))
 
 
 def _direct(state: ClusterState, node: str, claims: list[ResourceClaim]) -> tuple[str, Any]:

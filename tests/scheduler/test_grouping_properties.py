@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from helpers import build, node, pod
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator import AllocationError, Allocator, NodeLocalError
@@ -15,6 +15,7 @@ from drasim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasim.cluster import ClusterState
 from drasim.scheduler.dra import CycleError, DraCaches, DraCycle
 from drasim.scheduler.resources import node_allocatable
+from hypothesis_budget import examples
 
 DRIVER = "gpu.example.com"
 MODELS = ["a100", "h100"]
@@ -119,7 +120,7 @@ def _chosen(results: list[Any]) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(r.request for r in res.devices.results if "/" in r.request) for res in results)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300))
 @given(scenario())
 def test_grouped_filter_equals_a_direct_allocator_call_on_every_node(data: tuple[list[Any], list[Any]]) -> None:
     objs, pods = data
