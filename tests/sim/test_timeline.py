@@ -122,7 +122,7 @@ def test_resolve_files_relative_to_the_timeline(tmp_path: Path) -> None:
 def test_unknown_action_names_the_path() -> None:
     err = bad([{"at": "1s", "action": "apply", "object": RULE}, {"at": "2s", "action": "restart"}])
     assert str(err) == ("in.yaml: Timeline/t: spec.events[1].action: "
-                        "unknown action 'restart' (expected apply, delete or finish)")
+                        "unknown action 'restart' (expected apply, delete, finish or setDeviceCondition)")
     assert err.exit_code == 2
 
 

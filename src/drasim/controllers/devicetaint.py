@@ -7,9 +7,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from drasim import releases
 from drasim.allocator.search import tolerates
 from drasim.allocator.state import DeviceID
-from drasim.api.core import Pod, PodCondition, PodStatus
+from drasim.api.core import Pod
 from drasim.api.meta import Condition
 from drasim.api.resource import (
     DeviceTaint,
@@ -19,6 +20,7 @@ from drasim.api.resource import (
     ResourceClaim,
     ResourceSlice,
 )
+from drasim.cluster.podstatus import DISRUPTION_TARGET, update_pod_condition
 from drasim.cluster.state import ClusterState, Key
 from drasim.cluster.taintrules import rule_selects
 from drasim.controllers.events import NORMAL, Event, ref
@@ -45,6 +47,7 @@ __all__ = [
     "selected_devices",
     "stamp_time_added",
     "update_rule_statuses",
+    "watch_rules",
 ]
 
 NO_EXECUTE = "NoExecute"
@@ -111,6 +114,19 @@ class EvictionTracker:
     pending: dict[Key, tuple[str, Eviction]] = field(default_factory=dict)
     evicted_by_rule: dict[str, int] = field(default_factory=dict)
     evicted: list[tuple[datetime, Pod, Eviction]] = field(default_factory=list)
+    # The controller's work queue for rule status (upstream workItemForRule), by (rule name, UID): items
+    # ready now (Add) and items waiting until a time (AddAfter; one entry per item, the earliest wins).
+    rules_seen: dict[str, str] = field(default_factory=dict)
+    status_ready: set[tuple[str, str]] = field(default_factory=set)
+    status_waiting: dict[tuple[str, str], datetime] = field(default_factory=dict)
+
+    def queue_rule(self, key: tuple[str, str], at: datetime, now: datetime) -> None:
+        """Queue a status work item for the rule, now or at `at`."""
+        if at <= now:
+            self.status_ready.add(key)
+        else:
+            found = self.status_waiting.get(key)
+            self.status_waiting[key] = at if found is None or at < found else found
 
 
 # --- taints -------------------------------------------------------------------------------------
@@ -246,6 +262,13 @@ def _pod_claims(state: ClusterState, pod: Pod) -> Iterator[tuple[Key, ResourceCl
             continue
         if _reserved(claim, pod):
             yield (ns, name or ""), claim
+    ext = pod.status.extended_resource_claim_status if pod.status is not None else None
+    if ext is not None and releases.evicts_extended_resource_pods(state.features.release):
+        # kubernetes#141290 (fixed after 1.36): the claim behind the pod's extended resources counts too.
+        claim = state.claims.get((ns, ext.resource_claim_name))
+        if claim is not None and claim.status is not None and claim.status.allocation is not None \
+                and is_owned_by(claim, pod) and _reserved(claim, pod):
+            yield (ns, ext.resource_claim_name), claim
 
 
 def _pod_eviction(state: ClusterState, pod: Pod, taints: _Taints,
@@ -294,17 +317,6 @@ def next_eviction_time(state: ClusterState) -> datetime | None:
     return min(times) if times else None
 
 
-def _set_condition(pod: Pod, condition: PodCondition) -> None:
-    if pod.status is None:
-        pod.status = PodStatus()
-    conditions = pod.status.conditions
-    for i, c in enumerate(conditions):
-        if c.type == condition.type:
-            conditions[i] = condition
-            return
-    conditions.append(condition)
-
-
 def evict_due(state: ClusterState, tracker: EvictionTracker | None = None) -> list[Event]:
     """Evict every pod whose eviction time has come: condition DisruptionTarget=True, then delete it
     (removed from `state.pods`; run the claim controller afterwards to release its claims).
@@ -328,21 +340,44 @@ def evict_due(state: ClusterState, tracker: EvictionTracker | None = None) -> li
             events.append(Event(state.now, NORMAL, ref(pod), EVICTION_REASON, "Cancelling deletion"))
     for key, ev in sorted(due.items(), key=lambda kv: (kv[1].when, kv[0])):
         pod = state.pods[key]
+        known = tracker.pending.get(key)
+        if known is None or known != (pod.metadata.uid or "", ev):
+            # handlePod: a pod (newly, or differently) scheduled for eviction queues its rules' status.
+            for reason in ev.reasons:
+                if reason.rule is not None and reason.rule in state.taint_rules:
+                    tracker.queue_rule(_rule_key(state.taint_rules[reason.rule]), state.now, state.now)
         if ev.when > state.now:
             tracker.pending[key] = (pod.metadata.uid or "", ev)
             continue
         tracker.pending.pop(key, None)
         events.append(Event(state.now, NORMAL, ref(pod), EVICTION_REASON, "Marking for deletion"))
-        _set_condition(pod, PodCondition(type="DisruptionTarget", status="True", last_transition_time=state.now,
-                                      reason="DeletionByDeviceTaintManager",
-                                      message="Device Taint manager: deleting due to NoExecute taint"))
+        update_pod_condition(pod, DISRUPTION_TARGET, "True", state.now, reason="DeletionByDeviceTaintManager",
+                             message="Device Taint manager: deleting due to NoExecute taint")
         pod.metadata.deletion_timestamp = state.now
         state.delete_pod(key)
         tracker.evicted.append((state.now, pod, ev))
         for reason in ev.reasons:
             if reason.rule is not None:
                 tracker.evicted_by_rule[reason.rule] = tracker.evicted_by_rule.get(reason.rule, 0) + 1
+                rule = state.taint_rules.get(reason.rule)
+                if rule is not None:  # maybeDeletePod: the status follows ruleStatusPeriod after an eviction
+                    tracker.queue_rule(_rule_key(rule), state.now + RULE_STATUS_PERIOD, state.now)
     return events
+
+
+def _rule_key(rule: DeviceTaintRule) -> tuple[str, str]:
+    return (rule.metadata.name, rule.metadata.uid or "")
+
+
+def watch_rules(state: ClusterState, tracker: EvictionTracker) -> None:
+    """handleRuleChange: a new (or replaced) rule queues its status at once ("update at least once")."""
+    for name in [n for n in tracker.rules_seen if n not in state.taint_rules]:
+        del tracker.rules_seen[name]
+    for name, rule in sorted(state.taint_rules.items()):
+        uid = rule.metadata.uid or ""
+        if tracker.rules_seen.get(name) != uid:
+            tracker.rules_seen[name] = uid
+            tracker.queue_rule((name, uid), state.now, state.now)
 
 
 # --- DeviceTaintRule status -----------------------------------------------------------------------
@@ -472,23 +507,66 @@ def _status_due(rule: DeviceTaintRule, now: datetime) -> datetime | None:
     return max(now, last + RULE_STATUS_PERIOD)
 
 
-def update_rule_statuses(state: ClusterState, evicted_counts: Mapping[str, int] | None = None) -> list[Event]:
-    """Write each rule's condition where upstream would now: at once for a new generation, else (NoExecute
-    only) no sooner than 10 s after the last change. One drasim event `UpdatedStatus` per write."""
+def _write(state: ClusterState, rule: DeviceTaintRule, evicted_counts: Mapping[str, int] | None) -> list[Event]:
+    condition = rule_status(state, rule, evicted_counts)
+    if not apply_rule_status(rule, condition):
+        return []
+    return [Event(state.now, NORMAL, ref(rule), "UpdatedStatus",
+                  f"{CONDITION_TYPE}={condition.status} {condition.reason}: {condition.message}")]
+
+
+def update_rule_statuses(state: ClusterState, evicted_counts: Mapping[str, int] | None = None, *,
+                         tracker: EvictionTracker | None = None) -> list[Event]:
+    """Write rule conditions as upstream's workers would now. One drasim event `UpdatedStatus` per write.
+
+    With a `tracker` (the controller's memory) only queued work items run (maybeUpdateRuleStatus): a rule's
+    creation, a pod scheduled for eviction because of it, and `ruleStatusPeriod` after each eviction; an
+    item within 10 s of the last change of a current-generation condition waits for the rest of the period.
+    Without one: every rule whose condition may be written now (a new generation at once, else NoExecute
+    no sooner than 10 s after the last change).
+    """
+    if tracker is not None:
+        return _run_rule_queue(state, tracker, evicted_counts)
     events = []
     for _, rule in sorted(state.taint_rules.items()):
         due = _status_due(rule, state.now)
         if due is None or due > state.now:
             continue
-        condition = rule_status(state, rule, evicted_counts)
-        if apply_rule_status(rule, condition):
-            events.append(Event(state.now, NORMAL, ref(rule), "UpdatedStatus",
-                                f"{CONDITION_TYPE}={condition.status} {condition.reason}: {condition.message}"))
+        events += _write(state, rule, evicted_counts)
     return events
 
 
-def next_rule_status_time(state: ClusterState, evicted_counts: Mapping[str, int] | None = None) -> datetime | None:
-    """When `update_rule_statuses` would next write a changed condition (`state.now` if one is due now)."""
+def _run_rule_queue(state: ClusterState, tracker: EvictionTracker,
+                    evicted_counts: Mapping[str, int] | None) -> list[Event]:
+    now = state.now
+    for key, at in list(tracker.status_waiting.items()):
+        if at <= now:
+            del tracker.status_waiting[key]
+            tracker.status_ready.add(key)
+    events = []
+    for key in sorted(tracker.status_ready):
+        rule = state.taint_rules.get(key[0])
+        if rule is None or (rule.metadata.uid or "") != key[1]:
+            continue  # deleted or replaced: the item is dropped
+        old = _stored(rule)
+        if old is not None and old.observed_generation == rule.metadata.generation and old.last_transition_time:
+            again = _aware(old.last_transition_time) + RULE_STATUS_PERIOD
+            if again > now:
+                tracker.queue_rule(key, again, now)
+                continue
+        events += _write(state, rule, evicted_counts)
+    tracker.status_ready.clear()
+    return events
+
+
+def next_rule_status_time(state: ClusterState, evicted_counts: Mapping[str, int] | None = None, *,
+                          tracker: EvictionTracker | None = None) -> datetime | None:
+    """When `update_rule_statuses` would next write a changed condition (`state.now` if one is due now);
+    with a tracker, when its next queued work item runs."""
+    if tracker is not None:
+        if tracker.status_ready:
+            return state.now
+        return min(tracker.status_waiting.values()) if tracker.status_waiting else None
     times = []
     for rule in state.taint_rules.values():
         due = _status_due(rule, state.now)

@@ -17,8 +17,8 @@
 # Not modelled: InterPodAffinity (no pod (anti-)affinity is evaluated), NodePorts, the volume plugins,
 # ImageLocality (nodes carry no image lists, so it would score 0 everywhere), Services in the default
 # spread selector, pod-level resources, preemptionPolicy, nominated pods of other cycles, DefaultPreemption's
-# evictions (its dry run is evaluated for the message only, see Scheduler._preemption), the PreBind wait
-# for binding conditions (apply binds at once) and the filter timeout.
+# evictions (its dry run is evaluated for the message only, see Scheduler._preemption) and the filter
+# timeout. The PreBind wait for binding conditions is polled by the simulation engine (binding_check).
 #
 # Speed. Per node and "plan" (the pods that read nodes the same way: same static filters, requests, claim
 # shapes and spread selector, i.e. replicas) the Filter verdict and raw scores are cached until the node
@@ -30,6 +30,7 @@ from __future__ import annotations
 import random
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -41,6 +42,12 @@ from drasim.api.resource import (
     AllocationResult,
     ResourceClaim,
     ResourceClaimConsumerReference,
+)
+from drasim.cluster.podstatus import (
+    POD_SCHEDULED,
+    REASON_SCHEDULER_ERROR,
+    REASON_UNSCHEDULABLE,
+    update_pod_condition,
 )
 from drasim.cluster.state import ClusterState, Key, key_of
 from drasim.scheduler import scores as sc
@@ -59,7 +66,9 @@ from drasim.scheduler.dra import (
     DraCaches,
     DraCycle,
     _owned_by,
+    binding_outcome,
     generated_name,
+    needs_binding_conditions,
     reserved_for_pod,
     resolve_class,
 )
@@ -138,6 +147,7 @@ class ScheduleResult:
     chosen_subrequests: dict[Key, list[str]] = field(default_factory=dict)
     delete_claims: list[Key] = field(default_factory=list)  # PostFilter: a stale extended-resource claim
     extended_status: PodExtendedResourceClaimStatus | None = None
+    binding_wait: bool = False  # PreBind waits for devices' binding conditions: apply does not bind yet
     pod_object: Pod | None = field(default=None, repr=False, compare=False)
 
 
@@ -343,7 +353,7 @@ class Scheduler:
         status = pod.status
         rstatus: object = None
         if status is not None:
-            rstatus = (msgspec.structs.replace(status, resource_claim_statuses=[]),
+            rstatus = (msgspec.structs.replace(status, resource_claim_statuses=[], conditions=[]),
                        tuple((c.name, c.resource_claim_name is None) for c in status.resource_claim_statuses))
         return (ns, meta.generate_name, meta.generation, meta.deletion_timestamp, meta.labels, meta.annotations,
                 meta.owner_references, meta.finalizers, pod.spec, rstatus, tuple(claims))
@@ -969,6 +979,10 @@ class Scheduler:
         result.node = name
         result.status = SCHEDULED
         result.message = f"Successfully assigned {ctx.key[0]}/{ctx.key[1]} to {name}"
+        if state.features.device_binding_and_status:
+            allocations = [*result.allocations.values(),
+                           *(c.status.allocation for c in dra.claims if c.status is not None)]
+            result.binding_wait = any(needs_binding_conditions(a) for a in allocations)
         return result
 
     def _extended_claim(self, state: ClusterState, ctx: _Ctx, variant: ResourceClaim) -> ResourceClaim:
@@ -1129,6 +1143,11 @@ class Scheduler:
                     state.set_allocation(key, None)
             for key in result.delete_claims:
                 state.delete_claim(key)
+            failed = state.pods.get(result.pod)
+            if failed is not None and result.status != GATED:  # handleSchedulingFailure's condition
+                reason = REASON_SCHEDULER_ERROR if result.status == ERROR else REASON_UNSCHEDULABLE
+                update_pod_condition(failed, POD_SCHEDULED, "False", state.now, reason=reason,
+                                     message=result.message)
             return
         pod = state.pods.get(result.pod) or result.pod_object
         assert pod is not None and result.node is not None
@@ -1159,12 +1178,40 @@ class Scheduler:
             if pod.status is None:
                 pod.status = PodStatus()
             pod.status.extended_resource_claim_status = result.extended_status
-        pod.spec.node_name = result.node
         key = key_of(pod)
-        if state.pods.get(key) is pod:
-            state.pod_changed(key)
-        else:
+        if state.pods.get(key) is not pod:
             state.add(pod)
+        if result.binding_wait:
+            return  # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve)
+        self.bind(state, pod, result.node)
+
+    def bind(self, state: ClusterState, pod: Pod, node: str) -> None:
+        """The Binding: spec.nodeName and PodScheduled=True, as the API server's pods/binding writes them."""
+        pod.spec.node_name = node
+        update_pod_condition(pod, POD_SCHEDULED, "True", state.now)
+        state.pod_changed(key_of(pod))
+
+    def pod_claims(self, state: ClusterState, pod: Pod) -> list[ResourceClaim]:
+        """The pod's claims, including the one behind its extended resources."""
+        keys = self._pod_claim_keys(state, pod)
+        ext = pod.status.extended_resource_claim_status if pod.status is not None else None
+        if ext is not None:
+            keys.append((pod.metadata.namespace or "default", ext.resource_claim_name))
+        return [state.claims[k] for k in keys if k in state.claims]
+
+    def binding_check(self, state: ClusterState, pod: Pod) -> tuple[str, str, datetime | None]:
+        """PreBind's poll of the pod's claims now (dra.binding_outcome)."""
+        return binding_outcome(self.pod_claims(state, pod), state.now, self.config.binding_timeout_seconds)
+
+    def unreserve(self, state: ClusterState, pod: Pod) -> None:
+        """Unreserve after a failed PreBind: the pod leaves reservedFor; the allocation stays (the next
+        attempt finds it unavailable and PostFilter deallocates it)."""
+        if self._failures:
+            self._failures.clear()
+        for claim in self.pod_claims(state, pod):
+            if claim.status is not None and reserved_for_pod(claim, pod):
+                claim.status.reserved_for = [r for r in claim.status.reserved_for if not (
+                    r.uid == pod.metadata.uid if pod.metadata.uid else r.name == pod.metadata.name)]
 
     @staticmethod
     def _pod_claim_keys(state: ClusterState, pod: Pod) -> list[Key]:

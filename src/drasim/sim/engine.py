@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -12,6 +12,7 @@ from typing import Any
 from drasim.allocator import Features
 from drasim.api.core import Pod
 from drasim.cluster import EPOCH, ClusterState, Key, key_of
+from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, update_pod_condition
 from drasim.controllers import resourceclaim as rc
 from drasim.controllers.devicetaint import (
     EvictionTracker,
@@ -19,9 +20,12 @@ from drasim.controllers.devicetaint import (
     next_eviction_time,
     next_rule_status_time,
     update_rule_statuses,
+    watch_rules,
 )
-from drasim.controllers.events import Event
+from drasim.controllers.events import NORMAL, WARNING, Event
 from drasim.scheduler import Scheduler, SchedulerConfig, ScheduleResult
+from drasim.scheduler.dra import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING, PLUGIN
+from drasim.scheduler.framework import GATED
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
 from drasim.sim.workloads import WorkloadController, check_workloads
 
@@ -33,6 +37,8 @@ MAX_PASSES = 3
 # is 10). A simulation only grows its heap (pods, claims, results) and makes next to no cyclic garbage, yet
 # every full pass walks all of it: with the default, full passes took about a third of a large run.
 FULL_GC_EVERY = 100
+# The scheduling queue's podInitialBackoffDuration: a pod whose binding failed is retried no sooner.
+INITIAL_BACKOFF = timedelta(seconds=1)
 
 
 @contextmanager
@@ -94,10 +100,19 @@ class SimulationResult:
         return [r for k, r in self.pods.items() if k in self.state.pods and not self.state.pods[k].spec.node_name]
 
 
-def _pending_pods(state: ClusterState) -> list[Pod]:
+@dataclass
+class BindingWait:
+    """A pod in PreBind, waiting for its devices' binding conditions (polled every 5 s, up to the timeout)."""
+
+    node: str
+    started: datetime
+    result: ScheduleResult
+
+
+def _pending_pods(state: ClusterState, skip: Mapping[Key, object] | None = None) -> list[Pod]:
     out = []
-    for pod in state.pods.values():
-        if pod.spec.node_name or pod.metadata.deletion_timestamp is not None:
+    for key, pod in state.pods.items():
+        if pod.spec.node_name or pod.metadata.deletion_timestamp is not None or (skip and key in skip):
             continue
         if pod.status is not None and pod.status.phase in ("Succeeded", "Failed"):
             continue
@@ -124,6 +139,8 @@ class Simulation:
         self.actions: list[ScheduledAction] = schedule(list(timelines), self.options.start)
         self.events: list[Event] = []
         self.pods: dict[Key, PodRecord] = {}
+        self.binding: dict[Key, BindingWait] = {}  # pods in PreBind
+        self.backoff: dict[Key, datetime] = {}  # pods whose PreBind failed: retried after the initial backoff
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -147,7 +164,8 @@ class Simulation:
                 self.actions[next_action].time if next_action < len(self.actions) else None,
                 next_eviction_time(state),
                 self.runs.next_finish(state),
-                next_rule_status_time(state, self.evictions.evicted_by_rule),
+                self._next_binding_time(),
+                next_rule_status_time(state, self.evictions.evicted_by_rule, tracker=self.evictions),
             ) if t is not None]
             if not wake:
                 break
@@ -167,6 +185,7 @@ class Simulation:
 
     def _round(self) -> None:
         state, seed = self.state, self.options.seed
+        self._poll_bindings()
         self._log(self.workloads.reconcile(state))
         self._log(rc.sync(state, seed=seed))
         for _ in range(MAX_PASSES):
@@ -179,9 +198,12 @@ class Simulation:
                 break
         self.runs.observe(state)
         self._log(self.runs.finish_due(state))
+        # New rules write their status before anything is evicted (upstream queues that item first).
+        watch_rules(state, self.evictions)
+        self._log(update_rule_statuses(state, self.evictions.evicted_by_rule, tracker=self.evictions))
         self._log(evict_due(state, self.evictions))
         self._log(rc.sync(state, seed=seed))
-        self._log(update_rule_statuses(state, self.evictions.evicted_by_rule))
+        self._log(update_rule_statuses(state, self.evictions.evicted_by_rule, tracker=self.evictions))
 
     def _schedule_pass(self) -> bool:
         """One attempt for every pending pod in queue order; True if a PostFilter freed devices."""
@@ -190,7 +212,10 @@ class Simulation:
         # Within the pass the state changes only through Scheduler.apply (which forgets remembered failures).
         self.scheduler.reuse_failures(state if self.options.fast_paths else None)
         try:
-            for pod in Scheduler.queue_order(state, _pending_pods(state)):
+            for key in [k for k, t in self.backoff.items() if t <= state.now]:
+                del self.backoff[key]
+            waiting = {**self.binding, **self.backoff}
+            for pod in Scheduler.queue_order(state, _pending_pods(state, waiting)):
                 key = key_of(pod)
                 if key not in state.pods or state.pods[key].spec.node_name:
                     continue
@@ -201,17 +226,82 @@ class Simulation:
                 record.last = result
                 record.status = result.status
                 record.message = result.message
-                if result.node:
-                    record.node = result.node
-                    record.scheduled_at = state.now
-                    record.chosen = dict(result.chosen_subrequests)
-                    self.events.append(Event(state.now, "Normal", f"Pod/{key[0]}/{key[1]}", "Scheduled",
-                                             f"Successfully assigned {key[0]}/{key[1]} to {result.node}"))
-                elif result.deallocate or result.delete_claims:
-                    changed = True
+                ref = f"Pod/{key[0]}/{key[1]}"
+                if result.node and result.binding_wait:
+                    self.binding[key] = BindingWait(result.node, state.now, result)
+                    record.status = "Binding"
+                    record.message = self._waiting_message(pod, result.node, state.now)
+                    self.events.append(Event(state.now, NORMAL, ref, "BindingConditionsPending",
+                                             f"waiting for binding conditions for device on node {result.node}"))
+                elif result.node:
+                    self._bound(key, result)
+                else:
+                    if result.status != GATED:  # handleSchedulingFailure (PreEnqueue rejections emit nothing)
+                        self.events.append(Event(state.now, WARNING, ref, "FailedScheduling", result.message))
+                    if result.deallocate or result.delete_claims:
+                        changed = True
         finally:
             self.scheduler.reuse_failures(None)
         return changed
+
+    def _bound(self, key: Key, result: ScheduleResult) -> None:
+        record = self.pods.setdefault(key, PodRecord(key=key))
+        record.node = result.node
+        record.status = result.status
+        record.message = result.message
+        record.scheduled_at = self.state.now
+        record.chosen = dict(result.chosen_subrequests)
+        self.events.append(Event(self.state.now, NORMAL, f"Pod/{key[0]}/{key[1]}", "Scheduled",
+                                 f"Successfully assigned {key[0]}/{key[1]} to {result.node}"))
+
+    def _waiting_message(self, pod: Pod, node: str, started: datetime) -> str:
+        _kind, what, deadline = self.scheduler.binding_check(self.state, pod)
+        until = f" until {deadline.isoformat()}" if deadline is not None else ""
+        return (f"PreBind (since {started.isoformat()}) waits{until} for binding conditions on node {node}: "
+                f"{what or 'the devices report them'}")
+
+    def _poll_bindings(self) -> None:
+        """PreBind's poll for pods waiting for binding conditions: bind when every condition is True, fail on a
+        failure condition (both seen at the next 5 s poll) or at the timeout (Unreserve; retried after
+        the initial backoff, when PostFilter deallocates the claim)."""
+        state = self.state
+        for key, wait in sorted(self.binding.items()):
+            pod = state.pods.get(key)
+            if pod is None or pod.metadata.deletion_timestamp is not None:
+                del self.binding[key]
+                continue
+            kind, message, _deadline = self.scheduler.binding_check(state, pod)
+            if kind == BINDING_WAITING:
+                self.pods[key].message = self._waiting_message(pod, wait.node, wait.started)
+                continue
+            if not message.endswith("binding timeout") and _poll_tick(wait.started, state.now) > state.now:
+                continue  # seen at the next poll
+            del self.binding[key]
+            record = self.pods[key]
+            if kind == BINDING_READY:
+                self.scheduler.bind(state, pod, wait.node)
+                self._bound(key, wait.result)
+                continue
+            self.scheduler.unreserve(state, pod)
+            error = f'running PreBind plugin "{PLUGIN}": {message}'
+            update_pod_condition(pod, POD_SCHEDULED, "False", state.now, reason=REASON_SCHEDULER_ERROR,
+                                 message=error)
+            record.status, record.message = "Error", error
+            self.events.append(Event(state.now, WARNING, f"Pod/{key[0]}/{key[1]}", "FailedScheduling", error))
+            self.backoff[key] = state.now + INITIAL_BACKOFF
+
+    def _next_binding_time(self) -> datetime | None:
+        times = list(self.backoff.values())
+        for key, wait in self.binding.items():
+            pod = self.state.pods.get(key)
+            if pod is None:
+                continue
+            kind, _, deadline = self.scheduler.binding_check(self.state, pod)
+            if kind != BINDING_WAITING:
+                times.append(_poll_tick(wait.started, self.state.now))
+            elif deadline is not None:
+                times.append(deadline)
+        return min(times) if times else None
 
     def _note_ends(self) -> None:
         for key, record in self.pods.items():
@@ -233,6 +323,14 @@ class Simulation:
 
     def _log(self, events: list[Event]) -> None:
         self.events.extend(events)
+
+
+def _poll_tick(started: datetime, now: datetime) -> datetime:
+    """The first PreBind poll at or after `now` (polls run every BINDING_POLL_SECONDS from the start)."""
+    step = timedelta(seconds=BINDING_POLL_SECONDS)
+    if now <= started:
+        return started
+    return started + step * -(-(now - started) // step)
 
 
 def simulate(objects: Sequence[Any], timelines: Sequence[Timeline] = (),

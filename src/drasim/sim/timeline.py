@@ -26,6 +26,15 @@ A timeline is a document that may sit in any input file (the object decoder skip
         name: train-0
         namespace: ml               # default "default"
         phase: Failed               # Succeeded (default) or Failed
+      - at: 12m
+        action: setDeviceCondition  # a driver reports on an allocated device (claim status.devices)
+        device: gpu.example.com/node-1/gpu-0   # driver/pool/device
+        claim: train-0-gpu-x7k2q    # optional: only this claim (default: whichever claim holds the device)
+        namespace: ml               # of the claim (default "default")
+        type: attached              # the condition (a binding condition, a failure condition, ...)
+        status: "True"              # "True" (default), "False" or "Unknown"
+        reason: Attached            # optional
+        message: fabric attached    # optional
 
 Unknown fields, unknown actions and events out of time order are `InputError`s naming the file, the
 timeline and the field path. A pod annotated `drasim.dev/run-for: 10m` (same duration syntax) succeeds that
@@ -45,7 +54,8 @@ from typing import Any
 from drasim.api.core import Deployment, Job, Pod, PodStatus, ReplicaSet, StatefulSet
 from drasim.api.decode import decode_object
 from drasim.api.kinds import KINDS, KubeObject
-from drasim.api.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasim.api.meta import Condition
+from drasim.api.resource import AllocatedDeviceStatus, DeviceTaintRule, ResourceClaim, ResourceSlice
 from drasim.cluster.state import ClusterState
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
 from drasim.controllers.resourceclaim import fresh_pod_uid
@@ -60,6 +70,7 @@ __all__ = [
     "Finish",
     "RunTracker",
     "ScheduledAction",
+    "SetDeviceCondition",
     "Timeline",
     "TimelineEvent",
     "execute",
@@ -154,7 +165,22 @@ class Finish:
     phase: str = "Succeeded"
 
 
-Action = Apply | Delete | Finish
+@dataclass(frozen=True)
+class SetDeviceCondition:
+    driver: str
+    pool: str
+    device: str
+    type: str
+    status: str = "True"
+    reason: str | None = None
+    message: str | None = None
+    claim: str | None = None
+    namespace: str = "default"
+
+
+Action = Apply | Delete | Finish | SetDeviceCondition
+ACTIONS = "apply, delete, finish or setDeviceCondition"
+CONDITION_STATUSES = ("True", "False", "Unknown")
 
 
 @dataclass(frozen=True)
@@ -304,11 +330,39 @@ def _parse_event(raw: Any, path: str, source: str, obj: str, fail: Callable[...,
         if not isinstance(namespace, str):
             raise fail("expected a namespace name", f"{path}.namespace")
         action = Finish(name=name, namespace=namespace, phase=phase)
+    elif action_name == "setDeviceCondition":
+        action = _parse_condition(raw, path, fail)
     elif action_name is None:
-        raise fail('missing "action" (apply, delete or finish)', f"{path}.action")
+        raise fail(f'missing "action" ({ACTIONS})', f"{path}.action")
     else:
-        raise fail(f"unknown action {action_name!r} (expected apply, delete or finish)", f"{path}.action")
+        raise fail(f"unknown action {action_name!r} (expected {ACTIONS})", f"{path}.action")
     return TimelineEvent(at=at, text=str(raw["at"]), action=action, path=path)
+
+
+def _parse_condition(raw: dict[str, Any], path: str, fail: Callable[..., InputError]) -> SetDeviceCondition:
+    _only(raw, {"at", "action", "device", "claim", "namespace", "type", "status", "reason", "message"},
+          f"{path}.", fail)
+    device = raw.get("device")
+    parts = device.split("/") if isinstance(device, str) else []
+    if len(parts) != 3 or not all(parts):
+        raise fail("expected driver/pool/device", f"{path}.device")
+    ctype = raw.get("type")
+    if not isinstance(ctype, str) or not ctype:
+        raise fail("missing type (the condition to set)", f"{path}.type")
+    status = raw.get("status", "True")
+    if status is True or status is False:
+        status = str(status)  # YAML reads an unquoted True as a boolean
+    if status not in CONDITION_STATUSES:
+        raise fail(f"status must be True, False or Unknown, got {status!r}", f"{path}.status")
+    texts: dict[str, str | None] = {}
+    for key in ("claim", "namespace", "reason", "message"):
+        value = raw.get(key)
+        if value is not None and (not isinstance(value, str) or not value):
+            raise fail("expected a non-empty string", f"{path}.{key}")
+        texts[key] = value
+    return SetDeviceCondition(driver=parts[0], pool=parts[1], device=parts[2], type=ctype, status=status,
+                              reason=texts["reason"], message=texts["message"], claim=texts["claim"],
+                              namespace=texts["namespace"] or "default")
 
 
 def _decode(data: Any, path: str, source: str, obj: str, fail: Callable[..., InputError]) -> KubeObject:
@@ -491,7 +545,42 @@ def execute(state: ClusterState, action: Action, *, seed: int = 0) -> list[Event
         return [_apply_one(state, obj, seed) for obj in action.objects]
     if isinstance(action, Delete):
         return [_delete(state, action)]
+    if isinstance(action, SetDeviceCondition):
+        return [_set_device_condition(state, action)]
     return [_finish(state, action)]
+
+
+def _set_device_condition(state: ClusterState, action: SetDeviceCondition) -> Event:
+    """What a DRA driver does in `status.devices[]` of the claim holding the device (condition types are
+    unique per device; lastTransitionTime moves when the status changes)."""
+    device = f"{action.driver}/{action.pool}/{action.device}"
+    holders = []
+    for key, claim in sorted(state.claims.items()):
+        if action.claim is not None and key != (action.namespace, action.claim):
+            continue
+        allocation = claim.status.allocation if claim.status is not None else None
+        if allocation is not None and any((r.driver, r.pool, r.device) == (action.driver, action.pool, action.device)
+                                          for r in allocation.devices.results):
+            holders.append(claim)
+    if not holders:
+        what = f"ResourceClaim/{action.namespace}/{action.claim}" if action.claim else f"Device/{device}"
+        return Event(state.now, WARNING, what, "NotFound", f"no allocated claim holds device {device}")
+    for claim in holders:
+        assert claim.status is not None
+        entry = next((d for d in claim.status.devices
+                      if (d.driver, d.pool, d.device) == (action.driver, action.pool, action.device)), None)
+        if entry is None:
+            entry = AllocatedDeviceStatus(driver=action.driver, pool=action.pool, device=action.device)
+            claim.status.devices = [*claim.status.devices, entry]
+        old = next((c for c in entry.conditions if c.type == action.type), None)
+        since = old.last_transition_time if old is not None and old.status == action.status else state.now
+        new = Condition(type=action.type, status=action.status, last_transition_time=since,
+                        reason=action.reason or action.type, message=action.message or "")
+        entry.conditions = [new if c.type == action.type else c for c in entry.conditions] if old is not None \
+            else [*entry.conditions, new]
+    names = ", ".join(f"{c.metadata.namespace or 'default'}/{c.metadata.name}" for c in holders)
+    return Event(state.now, NORMAL, f"Device/{device}", "DeviceCondition",
+                 f"{action.type}={action.status} on claim {names}")
 
 
 # --- run time -----------------------------------------------------------------------------------
