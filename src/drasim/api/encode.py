@@ -49,8 +49,13 @@ def encode_object(obj: KubeObject) -> dict[str, Any]:
 
 def to_yaml(objs: Iterable[KubeObject]) -> str:
     """Multi-document YAML (`---` between objects), block style, keys in struct order."""
-    return yaml.dump_all([encode_object(o) for o in objs], Dumper=_Dumper, sort_keys=False,
-                         default_flow_style=False, allow_unicode=True, width=1 << 16)
+    return yaml_documents([encode_object(o) for o in objs])
+
+
+def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
+    """Multi-document YAML of wire-form dicts (as `to_yaml` writes objects)."""
+    return yaml.dump_all(list(docs), Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+                         allow_unicode=True, width=1 << 16)
 
 
 def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:

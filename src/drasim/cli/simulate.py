@@ -15,14 +15,23 @@ from rich.table import Table
 
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.allocator.versions import features_for_version
-from drasim.api.encode import encode_object, to_yaml
+from drasim.api.encode import encode_object, yaml_documents
 from drasim.api.quantity import Quantity
 from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
 from drasim.errors import InputError
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
-from drasim.sim.report import ClaimLine, PodLine, pod_lines, pool_usage, workload_mix
+from drasim.sim.report import (
+    ClaimLine,
+    PodLine,
+    cluster_events,
+    event_objects,
+    pod_lines,
+    pool_usage,
+    scores_document,
+    workload_mix,
+)
 from drasim.sim.timeline import Timeline, find_timelines, parse_duration, resolve_files
 from drasim.sources.files import EXTENSIONS, load_paths, parse_yaml
 
@@ -99,14 +108,16 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
         click.echo(f"warning: {w}", err=True)
     if output in ("yaml", "json"):
         state = result.state
+        # Evicted pods as they were when deleted (terminating, DisruptionTarget set) unless replaced since.
+        evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
         final: list[Any] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
                             *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
-                            *state.pods.values()]
+                            *state.pods.values(), *evicted]
+        items = [encode_object(o) for o in final] + event_objects(result) + [scores_document(lines)]
         if output == "yaml":
-            click.echo(to_yaml(final), nl=False)
+            click.echo(yaml_documents(items), nl=False)
         else:
-            click.echo(json.dumps({"apiVersion": "v1", "kind": "List",
-                                   "items": [encode_object(o) for o in final]}, indent=2, default=str))
+            click.echo(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2, default=str))
     else:
         _render(result, lines, wide=output == "wide")
     if fail_on_pending and any(line.status == "Pending" for line in lines):
@@ -135,6 +146,25 @@ def _ago(result: SimulationResult, when: Any) -> str:
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
     return f"+{h}h{m:02d}m{s:02d}s" if h else f"+{m}m{s:02d}s"
+
+
+def _breakdown(lines: list[PodLine]) -> Table | None:
+    """Per pod, its top-scored nodes with each score plugin's weighted score (the last cycle)."""
+    scored = [line for line in lines if line.score_plugins]
+    if not scored:
+        return None
+    plugins: list[str] = []
+    for line in scored:
+        for _node, _total, by_plugin in line.score_plugins[:3]:
+            plugins += [p for p in by_plugin if p not in plugins]
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for col in ("POD", "NODE", "TOTAL", *plugins):
+        table.add_column(col, no_wrap=True, justify="left" if col in ("POD", "NODE") else "right")
+    for line in scored:
+        for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3]):
+            table.add_row(f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
+                          *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins))
+    return table
 
 
 def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> None:
@@ -166,6 +196,10 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
             table.add_row(*cells)
             first = False
     console.print(table)
+    breakdown = _breakdown(lines) if wide else None
+    if breakdown is not None:
+        console.print("\nScores per plugin (top 3 nodes of each pod's last cycle):")
+        console.print(breakdown)
     if pending:
         console.print("\nPending pods and why:")
         for line in pending:
@@ -188,13 +222,27 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
                 for label, (used, total) in sorted(pool.counters.items()):
                     if used:
                         console.print(f"      {label}: {_num(used)} of {_num(total)} consumed")
+    # Scheduling failures repeat per attempt: their last message is under "Pending pods and why" (and in
+    # the kubectl-style list of -o wide).
     notable = [e for e in result.events if e.reason not in ("Scheduled", "CreatedResourceClaim",
-                                                             "ReservationAdded", "Created", "SuccessfulCreate")]
+                                                             "ReservationAdded", "Created", "SuccessfulCreate",
+                                                             "FailedScheduling")]
     if notable:
         console.print("\nEvents:")
         for event in notable:
             console.print(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
                           f"{event.message}")
+    if wide:
+        events = cluster_events(result)
+        if events:
+            console.print("\nkubectl get events:")
+            table = Table(box=None, pad_edge=False, show_edge=False)
+            for col in ("NAMESPACE", "LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"):
+                table.add_column(col, overflow="fold", no_wrap=col != "MESSAGE")
+            for ev in events:
+                table.add_row(ev.namespace or "-", _ago(result, ev.last), ev.type, ev.reason, ev.object,
+                              str(ev.count), ev.message)
+            console.print(table)
     rules = [r for r in result.state.taint_rules.values() if r.status and r.status.conditions]
     if rules:
         console.print("\nDeviceTaintRules:")

@@ -94,6 +94,7 @@ class SimulationResult:
     pods: dict[Key, PodRecord]
     start: datetime
     end: datetime
+    evicted: list[Pod] = field(default_factory=list)  # as they were when evicted (DisruptionTarget set)
 
     def pending(self) -> list[PodRecord]:
         """Pods that exist at the end and never got a node."""
@@ -181,7 +182,7 @@ class Simulation:
             state.now = nxt
         self._note_ends()
         return SimulationResult(state=state, events=self.events, pods=self.pods, start=self.options.start,
-                                end=state.now)
+                                end=state.now, evicted=[pod for _t, pod, _ev in self.evictions.evicted])
 
     def _round(self) -> None:
         state, seed = self.state, self.options.seed

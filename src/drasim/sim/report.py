@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from fractions import Fraction
 
 from drasim.allocator import DeviceID
@@ -31,6 +32,9 @@ class PodLine:
     claims: list[ClaimLine] = field(default_factory=list)
     workload: str = ""  # Kind/name of the top-level owner
     scores: list[tuple[str, int]] = field(default_factory=list)
+    # The last scheduling cycle's scores, best first: (node, total, weighted score per plugin).
+    score_plugins: list[tuple[str, int, dict[str, int]]] = field(default_factory=list)
+    conditions: list[tuple[str, str, str, str]] = field(default_factory=list)  # (type, status, reason, message)
 
 
 @dataclass
@@ -106,6 +110,9 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         if record.last is not None and record.last.scores:
             line.scores = [(s.node, s.total) for s in record.last.scores[:3]]
+            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.scores]
+        if pod.status is not None:
+            line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
         for pod_claim, claim in state.pod_claims(pod):
             if claim is None:
                 line.claims.append(ClaimLine(pod_claim=pod_claim, claim="", alternatives=[], devices=[]))
@@ -176,3 +183,114 @@ def pool_usage(state: ClusterState) -> list[PoolUsage]:
                         used, total = pool.counters.get(label, (Fraction(0), Fraction(0)))
                         pool.counters[label] = (used + c.value.fraction, total)
     return [usage[k] for k in sorted(usage)]
+
+
+# --- events as a real cluster records them -------------------------------------------------------------
+
+SCHEDULER = "default-scheduler"
+# Reasons of events the Kubernetes components record (drasim's own bookkeeping reasons are not listed)
+# and who reports them; workload controllers by the kind of the object.
+_SOURCES = {"Scheduled": SCHEDULER, "FailedScheduling": SCHEDULER, "BindingConditionsPending": SCHEDULER,
+            "DeviceTaintManagerEviction": "device-taint-eviction-controller",
+            "FailedResourceClaimCreation": "resource-claim-controller",
+            "ScalingReplicaSet": "deployment-controller", "Completed": "job-controller"}
+_WORKLOAD_SOURCES = {"ReplicaSet": "replicaset-controller", "Job": "job-controller",
+                     "StatefulSet": "statefulset-controller"}
+_WORKLOAD_REASONS = ("SuccessfulCreate", "SuccessfulDelete")
+
+
+@dataclass
+class EventLine:
+    """One row of `kubectl get events`: identical events (object, type, reason, message) counted."""
+
+    namespace: str
+    kind: str
+    name: str
+    type: str
+    reason: str
+    message: str
+    source: str
+    first: datetime
+    last: datetime
+    count: int = 1
+
+    @property
+    def object(self) -> str:
+        return f"{self.kind.lower()}/{self.name}"
+
+
+def _source(reason: str, kind: str) -> str | None:
+    if reason in _WORKLOAD_REASONS:
+        return _WORKLOAD_SOURCES.get(kind)
+    return _SOURCES.get(reason)
+
+
+def cluster_events(result: SimulationResult) -> list[EventLine]:
+    """The events a real cluster would record, aggregated as the event recorder does, oldest first."""
+    lines: dict[tuple[str, str, str, str, str, str], EventLine] = {}
+    for event in result.events:
+        kind, _, rest = event.object.partition("/")
+        namespace, _, name = rest.partition("/") if "/" in rest else ("", "", rest)
+        source = _source(event.reason, kind)
+        if source is None:
+            continue
+        key = (namespace, kind, name, event.kind, event.reason, event.message)
+        found = lines.get(key)
+        if found is None:
+            lines[key] = EventLine(namespace, kind, name, event.kind, event.reason, event.message, source,
+                                   event.time, event.time)
+        else:
+            found.count += 1
+            found.last = event.time
+    return sorted(lines.values(), key=lambda e: (e.last, e.first))
+
+
+def event_objects(result: SimulationResult) -> list[dict[str, object]]:
+    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time)."""
+    uids: dict[tuple[str, str, str], str] = {}
+    for pod in [*result.evicted, *result.state.pods.values()]:
+        uids[("Pod", pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
+    out: list[dict[str, object]] = []
+    seen: set[str] = set()
+    for line in cluster_events(result):
+        stamp = int(line.first.timestamp() * 1_000_000_000)
+        name = f"{line.name}.{stamp:x}"
+        while name in seen:
+            stamp += 1
+            name = f"{line.name}.{stamp:x}"
+        seen.add(name)
+        involved: dict[str, str] = {"apiVersion": "v1" if line.kind in ("Pod", "Node") else "", "kind": line.kind,
+                                    "name": line.name}
+        if line.namespace:
+            involved["namespace"] = line.namespace
+        uid = uids.get((line.kind, line.namespace, line.name))
+        if uid:
+            involved["uid"] = uid
+        meta: dict[str, str] = {"name": name}
+        if line.namespace:
+            meta["namespace"] = line.namespace
+        out.append({
+            "apiVersion": "v1", "kind": "Event", "metadata": meta,
+            "involvedObject": {k: v for k, v in involved.items() if v},
+            "type": line.type, "reason": line.reason, "message": line.message, "count": line.count,
+            "firstTimestamp": _rfc3339(line.first), "lastTimestamp": _rfc3339(line.last),
+            "source": {"component": line.source}, "reportingComponent": line.source,
+        })
+    return out
+
+
+def scores_document(lines: list[PodLine]) -> dict[str, object]:
+    """drasim's record of each pod's last scoring: per node the total and the weighted score per plugin."""
+    pods = []
+    for line in lines:
+        if not line.score_plugins:
+            continue
+        pods.append({"namespace": line.key[0], "name": line.key[1], "nodes": [
+            {"node": node, "total": total, "plugins": dict(sorted(plugins.items()))}
+            for node, total, plugins in line.score_plugins]})
+    return {"apiVersion": "drasim.dev/v1alpha1", "kind": "SchedulingScores", "metadata": {"name": "scores"},
+            "pods": pods}
+
+
+def _rfc3339(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
