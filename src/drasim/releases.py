@@ -45,6 +45,17 @@ def clears_config_covering_all_requests(release: str) -> bool:
     return since(release, "1.37")
 
 
+def delays_rule_status_after_eviction(release: str) -> bool:
+    """PR #135611 (1.36): the DeviceTaintRule status is queued ruleStatusPeriod after an eviction, not at once."""
+    return since(release, "1.36")
+
+
+def scores_stored_allocations(release: str) -> bool:
+    """1.37: the DynamicResources Score reads already-allocated claims from their status (1.36 paired every
+    claim positionally with this cycle's results, and errs when they run out)."""
+    return since(release, "1.37")
+
+
 def evicts_extended_resource_pods(release: str) -> bool:
     """1.37 (kubernetes#141290): the device-taint eviction controller also follows
     `status.extendedResourceClaimStatus`; up to 1.36 pods holding devices only through extended

@@ -81,3 +81,22 @@ def test_spec_update_without_new_evictions_queues_nothing() -> None:
     state.taint_rules["drain"].metadata.generation = 2
     state.now = at(60)
     assert _round(state, tracker) == []
+
+
+def test_135_queues_the_status_at_once_after_an_eviction() -> None:
+    """Before PR #135611 (1.36) maybeDeletePod queued the rule at once (workqueue.Add): an eviction long after
+    the last status write is reported at the eviction instant; 1.36 waits ruleStatusPeriod."""
+    from drasim.allocator.versions import features_for_version
+    for release, written in (("1.35", at(30)), ("1.36", at(40))):
+        p = pod("p0", claims={"gpu": "c0"})
+        state = ClusterState.from_objects([slice_(), p, claim("c0", reserved=[p], tolerations=[tol(seconds=30)]),
+                                           rule()], now=T0, features=features_for_version(release))
+        tracker = dt.EvictionTracker()
+        _round(state, tracker)
+        state.now = at(30)
+        _round(state, tracker)
+        nxt = dt.next_rule_status_time(state, tracker=tracker)
+        if nxt is not None and nxt > state.now:
+            state.now = nxt
+            _round(state, tracker)
+        assert _condition(state)[1:] == ("Completed", "1 pod evicted since starting the controller.", written)

@@ -312,6 +312,27 @@ def test_positional_score_quirk_with_an_allocated_and_an_unallocated_claim() -> 
                               "allocations 1 is smaller than number of claims")
 
 
+def test_137_scores_allocated_claims_from_their_status() -> None:
+    """1.37 Score (dra-semantics §5.5): an already-allocated claim is read from its status, so the pod that
+    1.36 fails with "number of allocations 1 is smaller than number of claims" is scored and placed; the
+    prioritized-list ranks still decide (dynamicresources_test.go "multiple-claims-prioritized-list-scoring")."""
+    from drasim.allocator.versions import features_for_version
+    subs = [{"name": n, "deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 1,
+             "selectors": [{"cel": {"expression": f'device.attributes["gpu.nvidia.com"].index == {i}'}}]}
+            for i, n in enumerate(("first", "second"))]
+    state = ClusterState.from_objects([device_class(), node("n1"), node("n2"), gpu_slice("n1", [gpu(0), gpu(1)]),
+                                       gpu_slice("n2", [gpu(1)]), claim("held", [exact()]),
+                                       claim("new", [{"name": "gpu", "firstAvailable": subs}])],
+                                      features=features_for_version("1.37"))
+    held = build(AllocationResult, {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "elsewhere", "device": "gpu-9"}]}})
+    state.set_allocation(("default", "held"), held)
+    result = Scheduler().schedule_one(state, pod("p", ["held", "new"]))
+    assert result.status == "Scheduled", result.message
+    assert {s.node: s.plugins["DynamicResources"] for s in result.scores} == {"n1": 200, "n2": 2 * 87}
+    assert result.node == "n1"
+
+
 def test_extended_resource_class_resolution() -> None:
     from drasim.scheduler.dra import resolve_class
     old = device_class({"metadata": {"name": "b-old", "creationTimestamp": "2026-01-01T00:00:00Z"},

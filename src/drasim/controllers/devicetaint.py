@@ -360,8 +360,10 @@ def evict_due(state: ClusterState, tracker: EvictionTracker | None = None) -> li
             if reason.rule is not None:
                 tracker.evicted_by_rule[reason.rule] = tracker.evicted_by_rule.get(reason.rule, 0) + 1
                 rule = state.taint_rules.get(reason.rule)
-                if rule is not None:  # maybeDeletePod: the status follows ruleStatusPeriod after an eviction
-                    tracker.queue_rule(_rule_key(rule), state.now + RULE_STATUS_PERIOD, state.now)
+                if rule is not None:  # maybeDeletePod queues the status (1.36: ruleStatusPeriod later)
+                    delay = RULE_STATUS_PERIOD if releases.delays_rule_status_after_eviction(
+                        state.features.release) else timedelta(0)
+                    tracker.queue_rule(_rule_key(rule), state.now + delay, state.now)
     return events
 
 

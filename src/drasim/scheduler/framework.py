@@ -35,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from drasim import releases
 from drasim.allocator import AllocatedState
 from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
 from drasim.api.meta import ObjectMeta
@@ -664,10 +665,14 @@ class Scheduler:
         if chosen is not None:
             found = plan.dra_memo.get(chosen)
             if found is None:
-                try:
-                    found = sc.dra_raw(ctx.dra.claims, chosen)
-                except sc.ScoreError:
-                    found = -1  # raised when scoring happens (upstream fails the Score plugin)
+                features = self._state.features  # type: ignore[union-attr]
+                if releases.scores_stored_allocations(features.release):
+                    found = sc.dra_raw_stored(ctx.dra.claims, chosen, features.prioritized_list)
+                else:
+                    try:
+                        found = sc.dra_raw(ctx.dra.claims, chosen)
+                    except sc.ScoreError:
+                        found = -1  # raised when scoring happens (upstream fails the Score plugin)
                 plan.dra_memo[chosen] = found
             dra_raw = found
         return (None, plan.score_class((sv[2], sv[3], fm[0], fm[1], dra_raw), spread))

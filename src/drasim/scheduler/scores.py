@@ -106,11 +106,33 @@ def dra_raw(claims: Sequence[ResourceClaim], chosen: Sequence[frozenset[str]]) -
     for i, claim in enumerate(claims):
         if i >= len(chosen):
             raise ScoreError(f"number of allocations {len(chosen)} is smaller than number of claims")
-        picked = chosen[i]
-        for request in claim.spec.devices.requests:
-            if request.exactly is not None:
-                continue
-            for j, sub in enumerate(request.first_available or []):
-                if f"{request.name}/{sub.name}" in picked:
-                    score += FIRST_AVAILABLE_MAX - j
+        score += _claim_rank(claim, chosen[i])
+    return score
+
+
+def dra_raw_stored(claims: Sequence[ResourceClaim], chosen: Sequence[frozenset[str]], prioritized_list: bool) -> int:
+    """§5.5 as 1.37 computes it: claims allocated before the cycle by their stored allocation, the others by
+    this cycle's results in order; 0 without DRAPrioritizedList."""
+    if not prioritized_list:
+        return 0
+    fresh = iter(chosen)
+    score = 0
+    for claim in claims:
+        allocation = claim.status.allocation if claim.status is not None else None
+        if allocation is not None:
+            picked = frozenset(r.request for r in allocation.devices.results if "/" in r.request)
+        else:
+            picked = next(fresh, frozenset())
+        score += _claim_rank(claim, picked)
+    return score
+
+
+def _claim_rank(claim: ResourceClaim, picked: frozenset[str]) -> int:
+    score = 0
+    for request in claim.spec.devices.requests:
+        if request.exactly is not None:
+            continue
+        for j, sub in enumerate(request.first_available or []):
+            if f"{request.name}/{sub.name}" in picked:
+                score += FIRST_AVAILABLE_MAX - j
     return score
