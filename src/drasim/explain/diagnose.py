@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import msgspec
 
+from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, Features, NodeLocalError
 from drasim.allocator import capacity as cap
 from drasim.allocator.cache import Candidate, NodeView, Number, SliceCache
@@ -408,8 +409,9 @@ class _Node:
             except CelCompileError as err:
                 return ("cel-error", f"{who}: selector #{i}: CEL compile error: {err.message}", str(cand.id))
             if isinstance(outcome, CelRuntimeError):
-                # Exactly the allocator's error text: that is what the user sees in events.
-                return ("cel-error", f"{who}: selector #{i}: CEL runtime error: {outcome.message}", str(cand.id))
+                # Exactly the allocator's error text (per release): that is what the user sees in events.
+                return ("cel-error", releases.cel_runtime_error(self.ctx.features.release, who, i, str(cand.id),
+                                                                outcome.message), str(cand.id))
             if not outcome:
                 return (reason, f"selector #{i}: {expression}", str(cand.id))
         return None
