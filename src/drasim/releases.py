@@ -40,6 +40,12 @@ def cel_no_such_key_hint(release: str) -> bool:
     return since(release, "1.37")
 
 
+def counter_slices_follow_node_selection(release: str) -> bool:
+    """1.37 GatherPools: a slice with sharedCounters is relevant only where its node selection matches (1.36:
+    everywhere)."""
+    return since(release, "1.37")
+
+
 def clears_config_covering_all_requests(release: str) -> bool:
     """1.37: a config entry naming every request of the claim gets `requests` cleared (empty = all)."""
     return since(release, "1.37")

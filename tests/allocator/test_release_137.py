@@ -140,3 +140,54 @@ def test_kubernetes_version_keeps_the_files_own_features() -> None:
                               timeout=120)
         assert proc.returncode == 0, proc.stderr
         break
+
+
+def test_counter_slice_for_another_node_joins_through_completeness() -> None:
+    """allocator_testing.go "partitionable-devices-devices-consume-counter-set-in-different-nodes" (1.37,
+    V24): the counter set is published for node-1 only, devices sit on node-1 and node-2, device-1 (6Gi of
+    8Gi) is allocated; on node-2 the request gets device-3 (2Gi). 1.36 takes the counter slice as relevant
+    everywhere; 1.37 selects it like any slice and pulls it in as a slice not targeting node-2."""
+    import msgspec
+
+    from drasim.allocator import AllocatedState, Allocator, DeviceID
+    from drasim.allocator.cache import SliceCache
+    from drasim.api.core import Node
+    from drasim.api.quantity import quantity_dec_hook
+    from drasim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
+
+    def build(tp: type, data: dict[str, Any]) -> Any:
+        return msgspec.convert(data, type=tp, dec_hook=quantity_dec_hook)
+
+    pool = {"name": "pool-1", "generation": 1, "resourceSliceCount": 3}
+
+    def consumer(name: str, gib: int) -> dict[str, Any]:
+        return {"name": name, "consumesCounters": [{"counterSet": "counter-set-1",
+                                                   "counters": {"memory": {"value": f"{gib}Gi"}}}]}
+
+    region = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "region", "operator": "In", "values": ["region-1"]}]}]}
+    slices = [
+        build(ResourceSlice, {"metadata": {"name": "slice-1"}, "spec": {
+            "driver": "driver-a", "pool": pool, "nodeSelector": region,
+            "sharedCounters": [{"name": "counter-set-1", "counters": {"memory": {"value": "8Gi"}}}]}}),
+        build(ResourceSlice, {"metadata": {"name": "slice-2"}, "spec": {
+            "driver": "driver-a", "pool": pool, "nodeName": "node-1", "devices": [consumer("device-1", 6)]}}),
+        build(ResourceSlice, {"metadata": {"name": "slice-3"}, "spec": {
+            "driver": "driver-a", "pool": pool, "nodeName": "node-2",
+            "devices": [consumer("device-2", 6), consumer("device-3", 2)]}}),
+    ]
+    classes = {"class-a": build(DeviceClass, {"metadata": {"name": "class-a"}, "spec": {}})}
+    claim = build(ResourceClaim, {"metadata": {"name": "claim-0", "namespace": "default"}, "spec": {"devices": {
+        "requests": [{"name": "req-0", "exactly": {"deviceClassName": "class-a", "allocationMode": "ExactCount",
+                                                   "count": 1}}]}}})
+    node = build(Node, {"metadata": {"name": "node-2", "labels": {"region": "region-2"}}})
+    for release in ("1.36", "1.37"):
+        features = dataclasses.replace(features_for_version("1.36"), release=release)
+        state = AllocatedState(devices={DeviceID("driver-a", "pool-1", "device-1")})
+        cache = SliceCache(slices)
+        results = Allocator(features, state, classes, cache).allocate(node, [claim])
+        assert results is not None
+        assert [r.device for r in results[0].devices.results] == ["device-3"], release
+        (gathered,) = cache.view(node, features).pools
+        joined = sorted(s.metadata.name for s in gathered.other_slices)
+        assert joined == (["slice-2"] if release == "1.36" else ["slice-1", "slice-2"]), release

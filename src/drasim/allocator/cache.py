@@ -79,7 +79,8 @@ class SliceCache:
 
     def view(self, node: Node, features: Features) -> NodeView:
         """Pools and candidates for a node (node name, labels and the partitionable flag are the key)."""
-        key = (node.metadata.name, tuple(sorted(node.metadata.labels.items())), features.partitionable_devices)
+        key = (node.metadata.name, tuple(sorted(node.metadata.labels.items())), features.partitionable_devices,
+               features.release)
         found = self._views.get(key)
         if found is not None:
             return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from drasim import releases
 from drasim.allocator.errors import AllocationError
 from drasim.allocator.features import Features
 from drasim.api.core import Node
@@ -39,8 +40,10 @@ class Pool:
 
 def slice_relevant(slc: ResourceSlice, node: Node, features: Features) -> bool:
     spec = slc.spec
-    # 1.36: counter slices are relevant wherever they are published.
-    if spec.shared_counters and features.partitionable_devices:
+    # Up to 1.36 counter slices are relevant wherever they are published; 1.37 selects them like any slice
+    # (one for another node then joins the pool through the completeness check, as a slice not targeting it).
+    if spec.shared_counters and features.partitionable_devices and \
+            not releases.counter_slices_follow_node_selection(features.release):
         return True
     try:
         if spec.node_name or spec.all_nodes or spec.node_selector is not None:
