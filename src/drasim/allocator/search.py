@@ -10,20 +10,22 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import msgspec
 
 from drasim import releases
 from drasim.allocator import capacity as cap
+from drasim.allocator import checks
 from drasim.allocator.cache import Candidate, Number, SliceCache
-from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
+from drasim.allocator.checks import Rejection, tolerates, untolerated_taint
+from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
 from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
 from drasim.allocator.features import Features
 from drasim.allocator.pools import Pool
 from drasim.allocator.state import AllocatedState, DeviceID
 from drasim.api.core import Node
 from drasim.api.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
-from drasim.api.nodeaffinity import NodeSelectorError, node_matches
 from drasim.api.quantity import Quantity
 from drasim.api.resource import (
     AllocationResult,
@@ -35,13 +37,11 @@ from drasim.api.resource import (
     DeviceRequestAllocationResult,
     DeviceSelector,
     DeviceSubRequest,
-    DeviceTaint,
     DeviceToleration,
     ExactDeviceRequest,
     ResourceClaim,
     ResourceSlice,
 )
-from drasim.cel import CelCompileError, CelRuntimeError
 
 MAX_RESULTS = 32  # AllocationResultsMaxSize
 MAX_SUBREQUESTS = 8  # FirstAvailableDeviceRequestMaxSize
@@ -64,26 +64,28 @@ def claim_ref(claim: ResourceClaim) -> str:
     return f"{ns}/{claim.metadata.name}" if ns else claim.metadata.name
 
 
-def tolerates(tol: DeviceToleration, taint: DeviceTaint) -> bool:
-    """Upstream `ToleratesTaint` (spec §4.12)."""
-    if tol.effect and tol.effect != taint.effect:
-        return False
-    if tol.key and tol.key != taint.key:
-        return False
-    if tol.operator == "Exists":
-        return True
-    if tol.operator in (None, "", "Equal"):
-        return (tol.value or "") == (taint.value or "")
-    return False
-
-
 def taint_blocks(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
     """Whether an un-tolerated NoSchedule/NoExecute taint prevents allocating the device."""
-    for taint in device.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(
-                tolerates(t, taint) for t in tolerations):
-            return True
-    return False
+    return untolerated_taint(device, tolerations) is not None
+
+
+__all__ = ["MAX_RESULTS", "AllocateStats", "Allocator", "SearchReporter", "claim_ref", "taint_blocks", "tolerates"]
+
+
+class SearchReporter(Protocol):
+    """Hears what the search decides about each device (`Allocator(reporter=...)`; absent: no cost).
+
+    `claim` is the claim's index in the call, `request` the request name (`req` or `req/sub`).
+    """
+
+    def rejected(self, claim: int, request: str, cand: Candidate, why: Rejection) -> None:
+        """The search skipped the device for this request."""
+
+    def usable(self, claim: int, request: str, cand: Candidate) -> None:
+        """`Allocator.probe` only: the device passed every check for this request."""
+
+    def problem(self, claim: int, request: str, message: str) -> None:
+        """`Allocator.probe` only: preparing this request fails the whole call with `message`."""
 
 
 class _Req:
@@ -118,6 +120,8 @@ class _Result:
     consumed: dict[str, Quantity] | None
 
 
+_UNKNOWN = Rejection("")  # not looked at yet (None means selectable)
+
 _SHARE_NAMESPACE = uuid.UUID("6f1d8c3e-4b1a-5d2e-9c3f-7a8b9c0d1e2f")
 
 
@@ -133,13 +137,15 @@ class Allocator:
     `classes` maps class names to DeviceClasses. `memo` carries CEL results across calls for as
     long as the slices do not change. `max_steps` is a deterministic deadline: past it a call
     fails with `filter operation aborted: ...` as upstream does when its filter timeout expires.
+    `reporter` hears every device the search skips and why (upstream logs these at high verbosity).
     """
 
     def __init__(self, features: Features, state: AllocatedState, classes: Mapping[str, DeviceClass],
                  slices: Sequence[ResourceSlice] | SliceCache, *, max_steps: int | None = None,
                  new_share_id: Callable[[str, str, DeviceID, int], str] | None = None,
-                 variant: str | None = None) -> None:
+                 variant: str | None = None, reporter: SearchReporter | None = None) -> None:
         self.features = features
+        self.reporter = reporter
         self.state = state
         self.classes = classes
         self.cache = slices if isinstance(slices, SliceCache) else SliceCache(slices)
@@ -162,6 +168,18 @@ class Allocator:
         self.stats = AllocateStats()
         view = self.cache.view(node, self.features)
         return _Run(self, node, list(claims), view.pools, view.candidates).run()
+
+    def probe(self, node: Node, claims: Sequence[ResourceClaim], reporter: SearchReporter) -> list[list[Constraint]]:
+        """Each request alternative on its own, with nothing else being allocated: every device of the node
+        goes through the search's own checks in search order and `reporter` hears `usable` or `rejected`
+        (for `All`, devices are added cumulatively, as the search adds them). A request whose preparation
+        fails is reported as a `problem`. Returns each claim's prepared constraints.
+
+        Raises AllocationError when the node's pools cannot be gathered.
+        """
+        self.stats = AllocateStats()
+        view = self.cache.view(node, self.features)
+        return _Run(self, node, list(claims), view.pools, view.candidates, reporter).probe()
 
     def available_counters(self, pool: Pool) -> dict[str, dict[str, Number]]:
         """Counters of the pool minus what allocated devices (on any node) consume."""
@@ -187,15 +205,19 @@ class _Run:
     """The state of one Allocate call (upstream's lower-case `allocator`)."""
 
     def __init__(self, alloc: Allocator, node: Node, claims: list[ResourceClaim], pools: list[Pool],
-                 candidates: list[Candidate]) -> None:
+                 candidates: list[Candidate], probing: SearchReporter | None = None) -> None:
         self.a = alloc
+        self.rep = probing if probing is not None else alloc.reporter
+        # Probing: scan every device of one request (nothing else allocating) instead of searching.
+        self.probing = probing is not None
+        self.why: Rejection | None = None  # why the last `_try_add` refused, when someone listens
         self.f = alloc.features
         self.node = node
         self.claims = claims
         self.pools = pools
         self.requests: dict[tuple[int, int, int], _Req] = {}
         self.constraints: list[list[Constraint]] = []
-        self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
+        self.matches: dict[tuple[DeviceID, int, int, int], Rejection | None] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Quantity]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Number]]] = {}
@@ -218,40 +240,102 @@ class _Run:
             return None
         return [self._build(ci, claim) for ci, claim in enumerate(self.claims)]
 
+    def probe(self) -> list[list[Constraint]]:
+        """`Allocator.probe`: each alternative prepared and scanned on its own."""
+        rep = self.rep
+        assert rep is not None
+        for claim in self.claims:
+            try:
+                self.constraints.append(self._claim_constraints(claim))
+            except AllocationError:
+                self.constraints.append([])  # the verdict reports it; the devices still get their reasons
+        for ci, claim in enumerate(self.claims):
+            ref = claim_ref(claim)
+            for ri, request in enumerate(claim.spec.devices.requests):
+                try:
+                    self._check_request(ref, request)
+                    request_problem = None
+                except AllocationError as err:
+                    request_problem = err.message
+                for si, data in enumerate(self._alternatives(request)):
+                    problem = request_problem
+                    if problem is None:
+                        try:
+                            self.requests[(ci, ri, si)] = self._prepare_request(ci, ri, si, claim, data)
+                        except AllocationError as err:
+                            problem = err.message
+                    if problem is not None:
+                        rep.problem(ci, data.name, problem)
+                        continue
+                    self._probe_one(ci, ri, si, data)
+        return self.constraints
+
+    def _fresh(self) -> None:
+        """Forget the attempt (undo keeps some counters, as upstream's backtracking does)."""
+        self.allocating.clear()
+        self.allocating_capacity.clear()
+        self.consumed_counters.clear()
+
+    def _probe_one(self, ci: int, ri: int, si: int, data: _Req) -> None:
+        rep = self.rep
+        assert rep is not None
+        self._fresh()
+        if data.mode != "All":
+            self._scan(ci, ri, si, 0, True, 0, data)  # reports every device; nothing is kept
+            return
+        undos = []
+        for cand in data.all_devices or ():
+            undo = self._try_add(ci, data, cand, must=False)
+            if undo is None:
+                rep.rejected(ci, data.name, cand, self.why or checks.IN_USE)
+            else:
+                rep.usable(ci, data.name, cand)
+                undos.append(undo)
+        for undo in reversed(undos):
+            undo()
+
+    def _check_request(self, ref: str, request: DeviceRequest) -> None:
+        """Features a request needs, before its alternatives are prepared."""
+        subs = request.first_available or []
+        if subs and not self.f.prioritized_list:
+            raise AllocationError(
+                f"claim {ref}, request {request.name}: has subrequests, but the DRAPrioritizedList "
+                "feature is disabled")
+        if not self.f.consumable_capacity:
+            if request.exactly is not None and request.exactly.capacity is not None:
+                raise AllocationError(
+                    f"claim {ref}, request {request.name}: has capacity requests, but the "
+                    "DRAConsumableCapacity feature is disabled")
+            for sub in subs:
+                if sub.capacity is not None:
+                    raise AllocationError(
+                        f"claim {ref}, subrequest {sub.name}: has capacity requests, but the "
+                        "DRAConsumableCapacity feature is disabled")
+
+    @staticmethod
+    def _alternatives(request: DeviceRequest) -> list[_Req]:
+        subs = request.first_available or []
+        if subs:
+            return [_Req(sub, request, request.name, sub.name) for sub in subs]
+        exact = request.exactly if request.exactly is not None else ExactDeviceRequest()
+        return [_Req(exact, None, request.name, "")]
+
     def _prepare_claim(self, ci: int, claim: ResourceClaim) -> None:
         ref = claim_ref(claim)
         min_devices = 0
         for ri, request in enumerate(claim.spec.devices.requests):
-            subs = request.first_available or []
-            if subs and not self.f.prioritized_list:
-                raise AllocationError(
-                    f"claim {ref}, request {request.name}: has subrequests, but the DRAPrioritizedList "
-                    "feature is disabled")
-            if not self.f.consumable_capacity:
-                if request.exactly is not None and request.exactly.capacity is not None:
-                    raise AllocationError(
-                        f"claim {ref}, request {request.name}: has capacity requests, but the "
-                        "DRAConsumableCapacity feature is disabled")
-                for sub in subs:
-                    if sub.capacity is not None:
-                        raise AllocationError(
-                            f"claim {ref}, subrequest {sub.name}: has capacity requests, but the "
-                            "DRAConsumableCapacity feature is disabled")
-            if subs:
-                fewest = None
-                for si, sub in enumerate(subs):
-                    data = self._prepare_request(ci, ri, si, claim, _Req(sub, request, request.name, sub.name))
-                    self.requests[(ci, ri, si)] = data
-                    fewest = data.num if fewest is None else min(fewest, data.num)
-                min_devices += fewest or 0
-            else:
-                exact = request.exactly if request.exactly is not None else ExactDeviceRequest()
-                data = self._prepare_request(ci, ri, 0, claim, _Req(exact, None, request.name, ""))
-                self.requests[(ci, ri, 0)] = data
-                min_devices += data.num
+            self._check_request(ref, request)
+            fewest = None
+            for si, data in enumerate(self._alternatives(request)):
+                self.requests[(ci, ri, si)] = self._prepare_request(ci, ri, si, claim, data)
+                fewest = data.num if fewest is None else min(fewest, data.num)
+            min_devices += fewest or 0
         if min_devices > MAX_RESULTS:
             raise AllocationError(
                 f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit of {MAX_RESULTS}")
+        self.constraints.append(self._claim_constraints(claim))
+
+    def _claim_constraints(self, claim: ResourceClaim) -> list[Constraint]:
         constraints: list[Constraint] = []
         list_types = self.f.list_type_attributes
         for i, con in enumerate(claim.spec.devices.constraints):
@@ -261,8 +345,8 @@ class _Run:
                 constraints.append(DistinctAttribute(con.requests, con.distinct_attribute, list_types))
             else:
                 raise AllocationError(
-                    f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)")
-        self.constraints.append(constraints)
+                    f"claim {claim_ref(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
+        return constraints
 
     def _prepare_request(self, ci: int, ri: int, si: int, claim: ResourceClaim, data: _Req) -> _Req:
         ref = claim_ref(claim)
@@ -288,72 +372,73 @@ class _Run:
             data.num = data.request.count or 0
         elif data.mode == "All":
             data.all_devices = []
-            for pool in self.pools:
-                if pool.incomplete:
-                    raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
-                                          f"pool {pool.pool_id} is currently being updated")
-                if pool.invalid:
-                    raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
-                                          f"pool {pool.pool_id} is currently invalid")
-                for slc in pool.slices:
-                    for dev in slc.spec.devices:
-                        cand = Candidate(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool,
-                                         self.a.cache.consumption(dev))
-                        if not self._selectable((ci, ri, si), data, cand):
-                            continue
-                        if self.f.consumable_capacity and not self._capacity_fits(data, cand):
-                            continue
-                        data.all_devices.append(cand)
+            rep = self.rep
+            key = (ci, ri, si)
+            # Probing reports incomplete and invalid pools itself: it looks at the devices of the others.
+            for cand in self.cands if self.probing else self._all_candidates(ref, name):
+                why = self._selectable(key, data, cand)
+                if why is None and self.f.consumable_capacity and not self._capacity_fits(data, cand):
+                    why = self._capacity_why(data, cand)
+                if why is None:
+                    data.all_devices.append(cand)
+                elif rep is not None:
+                    rep.rejected(ci, data.name, cand, why)
             data.num = len(data.all_devices)
         else:
             raise AllocationError(f"claim {ref}, request {name}: unsupported count mode {data.mode}")
         return data
 
+    def _all_candidates(self, ref: str, name: str) -> list[Candidate]:
+        """Every device of the node's pools, for allocationMode All (which fails on incomplete or invalid pools)."""
+        out = []
+        for pool in self.pools:
+            if pool.incomplete:
+                raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
+                                      f"pool {pool.pool_id} is currently being updated")
+            if pool.invalid:
+                raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
+                                      f"pool {pool.pool_id} is currently invalid")
+            for slc in pool.slices:
+                for dev in slc.spec.devices:
+                    out.append(Candidate(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool,
+                                         self.a.cache.consumption(dev)))
+        return out
+
     # --- selection ----------------------------------------------------------------------------
 
-    def _selectable(self, key: tuple[int, int, int], data: _Req, cand: Candidate) -> bool:
-        dev = cand.device
-        if not self.f.device_binding_and_status and dev.binding_conditions:
-            return False
+    def _selectable(self, key: tuple[int, int, int], data: _Req, cand: Candidate) -> Rejection | None:
+        """None when the device is selectable for the request; raises the fatal ones unless probing."""
         mkey = (cand.id, *key)
-        known = self.matches.get(mkey)
-        if known is not None:
-            return known
-        ok = True
-        cls = data.cls
-        if cls is not None:
-            ok = self._selectors_match(cand, cls.spec.selectors, f"class {cls.metadata.name}")
-        if ok:
-            ok = self._selectors_match(cand, data.selectors, f"claim {claim_ref(self.claims[key[0]])}")
-        if ok and cand.slice.spec.per_device_node_selection:
-            try:
-                ok = node_matches(self.node, dev.node_name, dev.all_nodes, dev.node_selector)
-            except NodeSelectorError as err:
-                raise AllocationError(f"failed to parse node selector: {err}") from None
-        self.matches[mkey] = ok
-        return ok
-
-    def _selectors_match(self, cand: Candidate, selectors: list[DeviceSelector], who: str) -> bool:
-        for i, sel in enumerate(selectors):
-            expression = sel.cel.expression if sel.cel is not None else ""
-            try:
-                outcome = self.a.memo.evaluate(expression, cand.id.driver, cand.device)
-            except CelCompileError as err:
-                raise AllocationError(f"{who}: selector #{i}: CEL compile error: {err.message}") from None
-            if isinstance(outcome, CelRuntimeError):
-                dev = cand.id
-                raise AllocationError(releases.cel_runtime_error(
-                    self.f.release, who, i, f"{dev.driver}/{dev.pool}/{dev.device}", outcome.message))
-            if not outcome:
-                return False
-        return True
+        why = self.matches.get(mkey, _UNKNOWN)
+        if why is _UNKNOWN:
+            why = self.matches[mkey] = checks.selectable(
+                self.a.memo, self.f, self.node, data.cls, data.selectors, f"claim {claim_ref(self.claims[key[0]])}",
+                cand)
+        if why is not None and why.fatal and not self.probing:
+            raise AllocationError(why.detail)
+        return why
 
     def _capacity_fits(self, data: _Req, cand: Candidate) -> bool:
         return cap.fits(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
                         self.allocating_capacity.get(cand.id))
 
+    def _capacity_why(self, data: _Req, cand: Candidate) -> Rejection:
+        if self.rep is None:
+            return checks.CAPACITY
+        why = checks.capacity_rejection(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
+                                        self.allocating_capacity.get(cand.id))
+        return why or checks.CAPACITY
+
     def _in_use(self, dev_id: DeviceID) -> bool:
         return dev_id in self.a.state.devices or bool(self.allocating.get(dev_id))
+
+    def _in_use_why(self, key: tuple[int, int, int], data: _Req, cand: Candidate) -> Rejection:
+        """For a reporter: whether an in-use device would have mattered (the search never looks further)."""
+        if self.probing:
+            why = self._selectable(key, data, cand)
+            if why is not None and not why.fatal:
+                return checks.IN_USE_UNMATCHED
+        return checks.IN_USE
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -404,27 +489,47 @@ class _Run:
             if not ok:
                 undo()
             return ok
+        return self._scan(ci, ri, si, di, in_sub, start, data)
+
+    def _scan(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, data: _Req) -> bool:
+        """The devices from `start` on for device `di` of an ExactCount request, through the checks in order."""
         key = (ci, ri, si)
         cands = self.cands
-        allocated = a.state.devices
+        allocated = self.a.state.devices
         allocating = self.allocating
         admin = data.admin
         check_capacity = self.f.consumable_capacity
+        rep = self.rep
         for pos in range(start, len(cands)):
             cand = cands[pos]
             dev_id = cand.id
             # Checking "in use" is cheap, so it comes first (as upstream).
             if admin:
                 if ci in allocating.get(dev_id, ()):
+                    if rep is not None:
+                        rep.rejected(ci, data.name, cand, checks.IN_USE)
                     continue
             elif dev_id in allocated or allocating.get(dev_id):
+                if rep is not None:
+                    rep.rejected(ci, data.name, cand, self._in_use_why(key, data, cand))
                 continue
-            if not self._selectable(key, data, cand):
-                continue
-            if check_capacity and not self._capacity_fits(data, cand):
+            why = self._selectable(key, data, cand)
+            if why is None and check_capacity and not self._capacity_fits(data, cand):
+                why = self._capacity_why(data, cand)
+            if why is not None:
+                if rep is not None:
+                    rep.rejected(ci, data.name, cand, why)
                 continue
             undo = self._try_add(ci, data, cand, must=False)
             if undo is None:
+                if rep is not None:
+                    rep.rejected(ci, data.name, cand, self.why or checks.IN_USE)
+                continue
+            if self.probing:
+                assert rep is not None
+                rep.usable(ci, data.name, cand)
+                undo()
+                self._fresh()
                 continue
             try:
                 ok = self._step(ci, ri, si, di + 1, in_sub, pos + 1)
@@ -437,15 +542,20 @@ class _Run:
         return False
 
     def _try_add(self, ci: int, data: _Req, cand: Candidate, must: bool) -> Callable[[], None] | None:
-        """Upstream `allocateDevice`: None when the device cannot be used, else a rollback."""
+        """Upstream `allocateDevice`: None when the device cannot be used (`self.why` says why when someone
+        listens), else a rollback."""
         f = self.f
         dev, dev_id = cand.device, cand.id
+        listening = self.rep is not None
         multi = f.consumable_capacity and bool(dev.allow_multiple_allocations)
         if not multi and data.admin and ci in self.allocating.get(dev_id, ()):
+            self.why = checks.IN_USE
             return None
         if not data.admin and self._in_use(dev_id):
+            self.why = checks.IN_USE
             return None
         if not f.partitionable_devices and dev.consumes_counters:
+            self.why = checks.COUNTERS_UNSUPPORTED
             return None
         capacity_in_use = dev_id in self.a.state.aggregated_capacity or dev_id in self.allocating_capacity
         counters_taken = False
@@ -453,11 +563,14 @@ class _Run:
             if not self._take_counters(cand):
                 return None
             counters_taken = True
-        if f.device_taints and taint_blocks(dev, data.tolerations):
-            # Fix for kubernetes/kubernetes#140436: release the counters reserved above.
-            if counters_taken:
-                self._release_counters(cand)
-            return None
+        if f.device_taints and dev.taints:
+            taint = untolerated_taint(dev, data.tolerations)
+            if taint is not None:
+                # Fix for kubernetes/kubernetes#140436: release the counters reserved above.
+                if counters_taken:
+                    self._release_counters(cand)
+                self.why = checks.taint_rejection(taint) if listening else checks.TAINT
+                return None
         constraints = self.constraints[ci]
         for i, con in enumerate(constraints):
             if not con.add(data.base, data.sub, dev, dev_id.driver):
@@ -469,6 +582,10 @@ class _Run:
                     earlier.remove(data.base, data.sub, dev, dev_id.driver)
                 if counters_taken:
                     self._release_counters(cand)  # the #140436 fix again
+                if listening:
+                    kind = "matchAttribute" if isinstance(con, MatchAttribute) else "distinctAttribute"
+                    self.why = checks.constraint_rejection(
+                        kind, con.attribute, lookup_attribute(dev, dev_id.driver, con.attribute) is not None)
                 return None
         self.allocating.setdefault(dev_id, set())
         if not multi:
@@ -478,6 +595,7 @@ class _Run:
         if f.consumable_capacity:
             if not self._capacity_fits(data, cand):
                 # QUIRK: nothing above is rolled back on this path (upstream does the same).
+                self.why = checks.CAPACITY
                 return None
             if multi:
                 consumed = cap.consumed_capacity(data.capacity, dev)
@@ -506,16 +624,15 @@ class _Run:
         return undo
 
     def _take_counters(self, cand: Candidate) -> bool:
-        pool = cand.pool
-        available = self.a.available_counters(pool)
+        available = self.a.available_counters(cand.pool)
         consumed = self._tally(cand, 1)
-        for set_name, counters in available.items():
-            used = consumed.get(set_name)
-            for name, value in counters.items():
-                if value < (used.get(name, 0) if used else 0):
-                    self._tally(cand, -1)
-                    return False
-        return True
+        exceeded = checks.counters_exceeded(available, consumed)
+        if exceeded is None:
+            return True
+        self.why = checks.counters_rejection(cand, available, consumed, *exceeded) if self.rep is not None \
+            else checks.COUNTERS
+        self._tally(cand, -1)
+        return False
 
     def _release_counters(self, cand: Candidate) -> None:
         self._tally(cand, -1)

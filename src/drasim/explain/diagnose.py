@@ -5,35 +5,29 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 
 import msgspec
 
-from drasim import releases
-from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, Features, NodeLocalError
-from drasim.allocator import capacity as cap
-from drasim.allocator.cache import Candidate, NodeView, Number, SliceCache
+from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
+from drasim.allocator.cache import Candidate, NodeView, SliceCache
+from drasim.allocator.checks import REASON_ORDER, Rejection, untolerated_taint
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
 from drasim.allocator.pools import Pool, slice_relevant
-from drasim.allocator.search import claim_ref, tolerates
+from drasim.allocator.search import claim_ref
 from drasim.api.core import Node, Pod
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
-from drasim.api.nodeaffinity import NodeSelectorError, node_matches, selector_matches
-from drasim.api.quantity import Quantity
+from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
 from drasim.api.resource import (
     AllocationResult,
-    Device,
     DeviceAttribute,
     DeviceClass,
-    DeviceSelector,
     DeviceSubRequest,
     ExactDeviceRequest,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceSlice,
 )
-from drasim.cel import CelCompileError, CelRuntimeError
 from drasim.cluster.state import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import hints as H
@@ -65,10 +59,7 @@ __all__ = [
 ]
 
 # Reason codes (stable, used in JSON) and their labels, in the order the allocator checks them.
-REASONS: dict[str, str] = {
-    "pool-incomplete": "pool incomplete (being updated)",
-    "pool-obsolete": "pool obsolete (newer generation exists)",
-    "pool-invalid": "pool invalid",
+_LABELS = {
     "in-use": "already allocated",
     "binding-conditions": "binding conditions (feature off)",
     "class-selector": "class selector false",
@@ -80,6 +71,12 @@ REASONS: dict[str, str] = {
     "counters": "shared counter exhausted",
     "taint": "taint not tolerated",
     "constraint": "constraint not satisfiable",
+}
+REASONS: dict[str, str] = {
+    "pool-incomplete": "pool incomplete (being updated)",
+    "pool-obsolete": "pool obsolete (newer generation exists)",
+    "pool-invalid": "pool invalid",
+    **{code: _LABELS[code] for code in REASON_ORDER},  # the allocator's checks, in its order
 }
 
 MAX_EXAMPLES = 5
@@ -255,7 +252,7 @@ class DeviceOutcome:
     detail: str = ""
 
 
-# --- one alternative, prepared -----------------------------------------------------------------
+# --- one alternative, as the allocator prepares it -----------------------------------------------
 
 
 @dataclass
@@ -266,7 +263,7 @@ class _Alt:
     sub: str
     request: ExactDeviceRequest | DeviceSubRequest
     cls: DeviceClass | None
-    problem: str | None
+    problem: str | None = None  # the allocator's preparation error (from its probe)
 
     @property
     def name(self) -> str:
@@ -280,10 +277,19 @@ class _Alt:
     def mode(self) -> str:
         return self.request.allocation_mode or ""
 
-    @property
-    def capacity(self) -> dict[str, Quantity] | None:
-        c = self.request.capacity
-        return c.requests if c is not None else None
+
+def _alternatives(claim: ResourceClaim, ci: int, classes: dict[str, DeviceClass]) -> list[list[_Alt]]:
+    """Each request's alternatives (the request itself for `exactly`), in spec order."""
+    out: list[list[_Alt]] = []
+    for request in claim.spec.devices.requests:
+        subs = request.first_available or []
+        targets: list[tuple[str, ExactDeviceRequest | DeviceSubRequest]] = (
+            [(s.name, s) for s in subs] if subs
+            else [("", request.exactly if request.exactly is not None else ExactDeviceRequest())])
+        out.append([_Alt(ci, claim, request.name, sub, req,
+                         classes.get(req.device_class_name) if req.device_class_name else None)
+                    for sub, req in targets])
+    return out
 
 
 @dataclass
@@ -294,232 +300,112 @@ class _Con:
     rule: Constraint
 
 
-def _prepare(claim: ResourceClaim, ci: int, classes: dict[str, DeviceClass], f: Features
-             ) -> list[list[_Alt]]:
-    """Each request's alternatives, with the preparation errors the allocator would raise."""
-    ref = claim_ref(claim)
-    out: list[list[_Alt]] = []
-    for request in claim.spec.devices.requests:
-        subs = request.first_available or []
-        if subs:
-            targets: list[tuple[str, ExactDeviceRequest | DeviceSubRequest]] = [(s.name, s) for s in subs]
-        else:
-            targets = [("", request.exactly if request.exactly is not None else ExactDeviceRequest())]
-        alts = []
-        for sub, req in targets:
-            name = sub or request.name
-            problem = None
-            cls = classes.get(req.device_class_name) if req.device_class_name else None
-            if subs and not f.prioritized_list:
-                problem = (f"claim {ref}, request {request.name}: has subrequests, but the DRAPrioritizedList "
-                           "feature is disabled")
-            elif req.capacity is not None and not f.consumable_capacity:
-                problem = f"claim {ref}, request {name}: has capacity requests, but the feature is disabled"
-            elif any(sel.cel is None for sel in req.selectors):
-                problem = f"claim {ref}, request {name}: a selector has no CEL expression"
-            elif getattr(req, "admin_access", None) is not None and not f.admin_access:
-                problem = f"claim {ref}, request {name}: admin access is requested, but the feature is disabled"
-            elif not req.device_class_name:
-                problem = f"claim {ref}, request {name}: missing device class name"
-            elif cls is None:
-                problem = f"claim {ref}, request {name}: device class {req.device_class_name} not found"
-            elif (req.allocation_mode or "") not in ("ExactCount", "All"):
-                problem = f"claim {ref}, request {name}: unsupported count mode {req.allocation_mode or '(empty)'}"
-            alts.append(_Alt(ci, claim, request.name, sub, req, cls, problem))
-        out.append(alts)
+def _constraint_views(prepared: list[Constraint], claim: ResourceClaim) -> list[_Con]:
+    """The allocator's prepared constraints of a claim beside their spec (the allocator may skip some)."""
+    out = []
+    left = list(prepared)
+    for spec in claim.spec.devices.constraints:
+        if not left:
+            break
+        con = left[0]
+        if spec.match_attribute is not None and isinstance(con, MatchAttribute):
+            out.append(_Con("matchAttribute", con.attribute, list(spec.requests), left.pop(0)))
+        elif spec.distinct_attribute is not None and isinstance(con, DistinctAttribute) \
+                and con.attribute == spec.distinct_attribute:
+            out.append(_Con("distinctAttribute", con.attribute, list(spec.requests), left.pop(0)))
     return out
 
 
-def _constraints(claim: ResourceClaim, f: Features, variant: str) -> list[_Con]:
-    out: list[_Con] = []
-    for con in claim.spec.devices.constraints:
-        if con.match_attribute is not None:
-            out.append(_Con("matchAttribute", con.match_attribute, list(con.requests),
-                            MatchAttribute(con.requests, con.match_attribute, f.list_type_attributes)))
-        elif con.distinct_attribute is not None and variant != "stable":
-            out.append(_Con("distinctAttribute", con.distinct_attribute, list(con.requests),
-                            DistinctAttribute(con.requests, con.distinct_attribute, f.list_type_attributes)))
-    return out
+# --- what the allocator says about each device ---------------------------------------------------
+
+# Per (claim index, alternative name): (position in the node's search order, rejection or None = usable).
+Outcomes = dict[tuple[int, str], list[tuple[int, Rejection | None]]]
 
 
-# --- checking one device the way the search does ------------------------------------------------
+class _Listener:
+    """The allocator's reporter during a probe: every device's verdict per alternative, by position."""
+
+    def __init__(self, view: NodeView) -> None:
+        self.pos = {c.id: i for i, c in enumerate(view.candidates)}
+        self.outcomes: Outcomes = {}
+        self.problems: dict[tuple[int, str], str] = {}
+
+    def rejected(self, claim: int, request: str, cand: Candidate, why: Rejection) -> None:
+        self.outcomes.setdefault((claim, request), []).append((self.pos[cand.id], why))
+
+    def usable(self, claim: int, request: str, cand: Candidate) -> None:
+        self.outcomes.setdefault((claim, request), []).append((self.pos[cand.id], None))
+
+    def problem(self, claim: int, request: str, message: str) -> None:
+        self.problems[(claim, request)] = message
+
+
+@dataclass
+class _Probe:
+    """What the allocator answers for one node: shared by every node with the same search signature."""
+
+    verdict: Verdict
+    forced: dict[tuple[int, int, int], Verdict]
+    outcomes: Outcomes
+    problems: dict[tuple[int, str], str]
+    constraints: list[list[_Con]]
+    fits_when_free: bool | None = None  # with nothing allocated (the preemption hint); None: not asked
+
+
+def _probe(ctx: _Ctx, node: Node, view: NodeView) -> _Probe:
+    verdict = _verdict(ctx.allocator, node, ctx.claims)
+    forced: dict[tuple[int, int, int], Verdict] = {}
+    for ci, claim in enumerate(ctx.claims):
+        for ri, request in enumerate(claim.spec.devices.requests):
+            for si in range(len(request.first_available or ())):
+                forced[(ci, ri, si)] = _verdict(ctx.allocator, node, _force(ctx.claims, ci, ri, si))
+    listener = _Listener(view)
+    prepared = ctx.allocator.probe(node, ctx.claims, listener)
+    cons = [_constraint_views(p, c) for p, c in zip(prepared, ctx.claims, strict=True)]
+    probe = _Probe(verdict, forced, listener.outcomes, listener.problems, cons)
+    if verdict.status == "unsatisfiable":
+        free = Allocator(ctx.features, AllocatedState(), ctx.state.classes, ctx.cache, variant=ctx.variant)
+        try:
+            probe.fits_when_free = free.allocate(node, ctx.claims) is not None
+        except AllocationError:
+            probe.fits_when_free = False
+    return probe
+
 
 _Why = tuple[str, str, str]  # (reason, detail, example)
 
 
-def _fmt_number(n: Number, like: Quantity | None) -> str:
-    if isinstance(n, int) or (isinstance(n, Fraction) and n.denominator == 1):
-        return str(Quantity.from_int(int(n), like.format if like is not None else "DecimalSI"))
-    return str(n)
-
-
-def _taint_text(key: str, value: str | None, effect: str) -> str:
-    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
-
-
 class _Node:
-    """The per-device checks for one node, in the allocator's order, with nothing else chosen."""
+    """One node's view while its answer is put into words: its devices, holders and usable devices."""
 
-    def __init__(self, ctx: _Ctx, node: Node, view: NodeView) -> None:
+    def __init__(self, ctx: _Ctx, node: Node, view: NodeView, probe: _Probe) -> None:
         self.ctx = ctx
         self.node = node
         self.view = view
+        self.probe = probe
         self.holders_seen: set[str] = set()
         # Usable devices per (claim index, alternative name), for the constraint analysis and the hints.
         self.usable_by_alt: dict[tuple[int, str], list[Candidate]] = {}
 
-    # Each check returns None (passes) or (reason, detail, example).
-
-    def in_use(self, alt: _Alt, cand: Candidate) -> _Why | None:
-        if alt.admin or cand.id not in self.ctx.in_use.devices:
-            return None
-        holders = self.ctx.holders.get(cand.id)
-        who = ", ".join(holders) if holders else "in use, no claim in the input holds it"
-        # The allocator skips in-use devices before their selectors; looking at the selectors anyway
-        # (memoised, no side effects) separates devices that matter from ones that never would.
-        why = self.selectable(alt, cand)
-        if why is not None and why[0] != "cel-error":
-            return ("in-use", "would not match the request either", f"{cand.id} ({who})")
-        self.holders_seen.update(holders or ())
-        return ("in-use", "", f"{cand.id} ({who})")
-
-    def selectable(self, alt: _Alt, cand: Candidate) -> _Why | None:
-        dev = cand.device
-        f = self.ctx.features
-        if not f.device_binding_and_status and dev.binding_conditions:
-            return ("binding-conditions", "", str(cand.id))
-        assert alt.cls is not None
-        why = self._selectors(cand, alt.cls.spec.selectors, f"class {alt.cls.metadata.name}", "class-selector")
-        if why is None:
-            why = self._selectors(cand, alt.request.selectors, f"claim {claim_ref(alt.claim)}", "request-selector")
-        if why is None and cand.slice.spec.per_device_node_selection:
-            try:
-                ok = node_matches(self.node, dev.node_name, dev.all_nodes, dev.node_selector)
-            except NodeSelectorError as err:
-                return ("node-selection", f"failed to parse node selector: {err}", str(cand.id))
-            if not ok:
-                return ("node-selection", "the device's own node selection does not match", str(cand.id))
-        return why
-
-    def _selectors(self, cand: Candidate, selectors: list[DeviceSelector], who: str, reason: str) -> _Why | None:
-        for i, sel in enumerate(selectors):
-            expression = sel.cel.expression if sel.cel is not None else ""
-            try:
-                outcome = self.ctx.cache.memo.evaluate(expression, cand.id.driver, cand.device)
-            except CelCompileError as err:
-                return ("cel-error", f"{who}: selector #{i}: CEL compile error: {err.message}", str(cand.id))
-            if isinstance(outcome, CelRuntimeError):
-                # Exactly the allocator's error text (per release): that is what the user sees in events.
-                return ("cel-error", releases.cel_runtime_error(self.ctx.features.release, who, i, str(cand.id),
-                                                                outcome.message), str(cand.id))
-            if not outcome:
-                return (reason, f"selector #{i}: {expression}", str(cand.id))
-        return None
-
-    def capacity(self, alt: _Alt, cand: Candidate) -> _Why | None:
-        if not self.ctx.features.consumable_capacity:
-            return None
-        dev = cand.device
-        already = self.ctx.in_use.aggregated_capacity.get(cand.id)
-        requests = alt.capacity
-        if cap.fits(requests, dev, already, None):
-            return None
-        return ("capacity", _capacity_detail(requests, dev, already), str(cand.id))
-
-    def try_add(self, alt: _Alt, cand: Candidate, tally: dict[str, dict[str, dict[str, Number]]],
-                constraints: list[_Con]) -> _Why | None:
-        """`_try_add` minus what needs other chosen devices; `tally` holds counters taken so far."""
-        f = self.ctx.features
-        dev = cand.device
-        why = self.in_use(alt, cand)
-        if why is not None:
-            return why
-        if not f.partitionable_devices and dev.consumes_counters:
-            return ("counters-unsupported", "", str(cand.id))
-        multi = f.consumable_capacity and bool(dev.allow_multiple_allocations)
-        taken = False
-        if dev.consumes_counters and not (multi and cand.id in self.ctx.in_use.aggregated_capacity):
-            why = self._counters(cand, tally)
-            if why is not None:
-                return why
-            taken = True
-        if f.device_taints:
-            for taint in dev.taints:
-                if taint.effect in ("NoSchedule", "NoExecute") and not any(
-                        tolerates(t, taint) for t in alt.request.tolerations):
-                    if taken:
-                        _add_tally(tally, cand, -1)
-                    rule = self.ctx.taint_rule_of(cand.id, taint.key, taint.value, taint.effect)
-                    detail = f"taint {_taint_text(taint.key, taint.value, taint.effect)}"
-                    if rule:
-                        detail += f" (from DeviceTaintRule {rule})"
-                    return ("taint", detail, str(cand.id))
-        for con in constraints:
-            if con.rule.applies(alt.base, alt.sub) and lookup_attribute(dev, cand.id.driver, con.attribute) is None:
-                if taken:
-                    _add_tally(tally, cand, -1)
-                return ("constraint", f"{con.kind} {con.attribute}: the device does not have this attribute",
-                        str(cand.id))
-        return None
-
-    def _counters(self, cand: Candidate, tally: dict[str, dict[str, dict[str, Number]]]) -> _Why | None:
-        available = self.ctx.allocator.available_counters(cand.pool)
-        consumed = _add_tally(tally, cand, 1)
-        own: dict[tuple[str, str], Number] = {}
-        for set_name, amounts in cand.consumption:
-            for name, amount in amounts:
-                own[(set_name, name)] = own.get((set_name, name), 0) + amount
-        for set_name, limits in available.items():
-            used = consumed.get(set_name) or {}
-            for name, value in limits.items():
-                need = used.get(name, 0)
-                if value < need:
-                    _add_tally(tally, cand, -1)
-                    mine = own.get((set_name, name), 0)
-                    cs = cand.pool.counter_sets.get(set_name)
-                    like = cs.counters[name].value if cs is not None and name in cs.counters else None
-                    left = value - (need - mine)
-                    if mine:
-                        detail = (f"counter set {set_name}: {name} needs {_fmt_number(mine, like)}, "
-                                  f"{_fmt_number(max(left, 0), like)} left")
-                    else:
-                        detail = f"counter set {set_name}: {name} is overcommitted ({_fmt_number(left, like)})"
-                    holders = self.ctx.counter_holders(cand.pool, set_name)
-                    self.holders_seen.update(holders)
-                    example = str(cand.id) + (f" (counters held by {', '.join(holders)})" if holders else "")
-                    return ("counters", detail, example)
-        return None
-
-
-def _add_tally(tally: dict[str, dict[str, dict[str, Number]]], cand: Candidate, sign: int
-               ) -> dict[str, dict[str, Number]]:
-    consumed = tally.setdefault(cand.pool.name, {})
-    for set_name, counters in cand.consumption:
-        t = consumed.setdefault(set_name, {})
-        for name, amount in counters:
-            t[name] = t.get(name, 0) + sign * amount
-    return consumed
-
-
-def _capacity_detail(requests: dict[str, Quantity] | None, dev: Device,
-                     already: dict[str, Quantity] | None) -> str:
-    for name in requests or {}:
-        if name not in dev.capacity:
-            return f"requests capacity {name}, which the device does not have"
-    for name, c in dev.capacity.items():
-        wanted = requests.get(name) if requests else None
-        # Check one capacity at a time with the allocator's own function to find the culprit.
-        one = msgspec.structs.replace(dev, capacity={name: c})
-        if cap.fits({name: wanted} if wanted is not None else None, one,
-                    {name: already[name]} if already and name in already else None, None):
-            continue
-        consumed = cap.consumed_quantity(wanted, c)
-        used = already.get(name) if already else None
-        left = c.value - used if used is not None else c.value
-        if consumed > left:
-            return f"{name}: needs {consumed}, {left} of {c.value} left"
-        return f"{name}: {consumed} is not allowed by the device's request policy"
-    return "does not fit"
+    def words(self, alt: _Alt, cand: Candidate, why: Rejection) -> _Why:
+        """The allocator's rejection with this node's example (device, holders, the taint's rule)."""
+        ctx = self.ctx
+        if why.reason == "in-use":
+            holders = ctx.holders.get(cand.id)
+            who = ", ".join(holders) if holders else "in use, no claim in the input holds it"
+            if not why.detail:
+                self.holders_seen.update(holders or ())
+            return ("in-use", why.detail, f"{cand.id} ({who})")
+        if why.reason == "counters":
+            holders = ctx.counter_holders(cand.pool, why.subject)
+            self.holders_seen.update(holders)
+            return ("counters", why.detail, str(cand.id) + (f" (counters held by {', '.join(holders)})"
+                                                            if holders else ""))
+        if why.reason == "taint":
+            taint = untolerated_taint(cand.device, alt.request.tolerations)
+            rule = ctx.taint_rule_of(cand.id, taint.key, taint.value, taint.effect) if taint is not None else None
+            return ("taint", why.detail + (f" (from DeviceTaintRule {rule})" if rule else ""), str(cand.id))
+        return (why.reason, why.detail, str(cand.id))
 
 
 # --- the context of one explanation ------------------------------------------------------------
@@ -537,8 +423,7 @@ class _Ctx:
         self.variant = self.allocator.variant
         self.holders = _holders(state, in_use)
         self.in_use_any = set(in_use.devices) | {d for d, _ in in_use.shared} | set(in_use.aggregated_capacity)
-        self.alts = [_prepare(c, ci, state.classes, self.features) for ci, c in enumerate(claims)]
-        self.cons = [_constraints(c, self.features, self.variant) for c in claims]
+        self.alts = [_alternatives(c, ci, state.classes) for ci, c in enumerate(claims)]
         self._counter_holders: dict[tuple[str, str, str], list[str]] = {}
 
     def counter_holders(self, pool: Pool, set_name: str) -> list[str]:
@@ -679,9 +564,9 @@ def _unusable_pools(ctx: _Ctx, node: Node, view: NodeView) -> list[tuple[PoolRep
 
 def _analyse_alt(nd: _Node, alt: _Alt, unusable: list[tuple[PoolReport, int]], keep: bool
                  ) -> tuple[AlternativeReport, list[DeviceOutcome]]:
-    ctx = nd.ctx
     req = alt.request
     all_mode = alt.mode == "All"
+    alt.problem = nd.probe.problems.get((alt.ci, alt.name))
     rep = AlternativeReport(
         name=alt.name, device_class=req.device_class_name, mode=alt.mode or "(unset)",
         needed=None if all_mode else (req.count or 0), admin_access=alt.admin,
@@ -694,16 +579,11 @@ def _analyse_alt(nd: _Node, alt: _Alt, unusable: list[tuple[PoolReport, int]], k
     if alt.problem is not None:
         rep.excluded = tally.sorted()
         return rep, outcomes
-    constraints = ctx.cons[alt.ci]
-    counters: dict[str, dict[str, dict[str, Number]]] = {}
+    cands = nd.view.candidates
     usable: list[Candidate] = []
-    for cand in nd.view.candidates:
-        if all_mode:
-            # All: matching is decided first (selectors, capacity), in-use and the rest when adding.
-            why = nd.selectable(alt, cand) or nd.capacity(alt, cand) or nd.try_add(alt, cand, counters, constraints)
-        else:
-            why = (nd.in_use(alt, cand) or nd.selectable(alt, cand) or nd.capacity(alt, cand)
-                   or nd.try_add(alt, cand, {}, constraints))
+    for pos, rejection in nd.probe.outcomes.get((alt.ci, alt.name), ()):
+        cand = cands[pos]
+        why = None if rejection is None else nd.words(alt, cand, rejection)
         if why is None:
             usable.append(cand)
         else:
@@ -754,7 +634,7 @@ def _constraint_reports(nd: _Node, ci: int) -> list[ConstraintReport]:
     """
     ctx = nd.ctx
     out: list[ConstraintReport] = []
-    for con in ctx.cons[ci]:
+    for con in nd.probe.constraints[ci]:
         rep = ConstraintReport(con.kind, con.attribute, con.requests)
         decidable = con.kind == "matchAttribute" and not ctx.features.list_type_attributes
         ok_sets: list[set[str]] = []
@@ -821,19 +701,24 @@ def _force(claims: list[ResourceClaim], ci: int, ri: int, si: int) -> list[Resou
     return [forced if i == ci else c for i, c in enumerate(claims)]
 
 
-def _analyse_node(ctx: _Ctx, node: Node, keep: bool = False) -> tuple[NodeGroup, dict[str, list[DeviceOutcome]]]:
-    verdict = _verdict(ctx.allocator, node, ctx.claims)
-    group = NodeGroup(nodes=[node.metadata.name], verdict=verdict)
+def _analyse_node(ctx: _Ctx, node: Node, keep: bool = False, probe: _Probe | None = None
+                  ) -> tuple[NodeGroup, dict[str, list[DeviceOutcome]]]:
+    """One node's answer: the allocator's (`probe`, when a node with the same search signature gave it)
+    put into words with this node's devices."""
     outcomes: dict[str, list[DeviceOutcome]] = {}
     try:
         view = ctx.cache.view(node, ctx.features)
     except AllocationError as err:
+        group = NodeGroup(nodes=[node.metadata.name], verdict=_verdict(ctx.allocator, node, ctx.claims))
         group.problem = err.message
         return group, outcomes
-    nd = _Node(ctx, node, view)
+    if probe is None:
+        probe = _probe(ctx, node, view)
+    group = NodeGroup(nodes=[node.metadata.name], verdict=probe.verdict)
+    nd = _Node(ctx, node, view, probe)
     unusable = _unusable_pools(ctx, node, view)
     group.pools = [p for p, _ in unusable]
-    chosen = {(d.claim, d.request) for d in verdict.devices}
+    chosen = {(d.claim, d.request) for d in probe.verdict.devices}
     for ci, claim in enumerate(ctx.claims):
         report = ClaimReport(claim_ref(claim))
         for ri, alts in enumerate(ctx.alts[ci]):
@@ -845,7 +730,7 @@ def _analyse_node(ctx: _Ctx, node: Node, keep: bool = False) -> tuple[NodeGroup,
                     outcomes[f"{claim_ref(claim)}:{alt.name}"] = outs
                 ar.chosen = (report.claim, alt.name) in chosen
                 if rr.first_available:
-                    v = _verdict(ctx.allocator, node, _force(ctx.claims, ci, ri, si))
+                    v = probe.forced[(ci, ri, si)]
                     ar.forced, ar.forced_error = v.status, v.error
                 rr.alternatives.append(ar)
             report.requests.append(rr)

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from drasim.allocator import AllocatedState, AllocationError, Allocator
 from drasim.allocator.constraints import lookup_attribute
 from drasim.allocator.search import claim_ref
 from drasim.api.core import Pod
@@ -177,13 +176,7 @@ def _pools(group: NodeGroup) -> list[Hint]:
 
 
 def _preemption(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
-    if group.verdict.status != "unsatisfiable":
-        return []
-    free = Allocator(ctx.features, AllocatedState(), ctx.state.classes, ctx.cache, variant=ctx.variant)
-    try:
-        if free.allocate(nd.node, ctx.claims) is None:
-            return []
-    except AllocationError:
+    if group.verdict.status != "unsatisfiable" or not nd.probe.fits_when_free:
         return []
     return [Hint("no-preemption", (
         f"{NO_PREEMPTION}. With nothing allocated the claim(s) would fit on this node; other claims hold the "

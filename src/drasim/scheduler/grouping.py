@@ -10,9 +10,10 @@
 #   non-scalar value gets a fresh index (it never equals anything); with ListTypeAttributes the raw value
 #   sets are kept, because their intersections matter;
 # * pool names become the index of their first occurrence (counters are tallied per pool name).
-# Selectability is evaluated eagerly for every (position, request) with the same CEL memo the search
-# uses; a CEL error becomes the marker "E" at that place, so two nodes share a signature only if the
-# search would meet the error at the same point (the error text itself is then taken from a direct call).
+# Selectability is evaluated eagerly for every (position, request) by the allocator's own check with the
+# same CEL memo the search uses; its answer (None, or the rejection with its words) is recorded, so two
+# nodes share a signature only if the search would meet the same selector outcome, CEL error included,
+# at the same point (the error text itself is then taken from a direct call).
 
 from __future__ import annotations
 
@@ -20,19 +21,15 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from drasim.allocator import AllocatedState, Features
+from drasim.allocator import AllocatedState, Features, checks
 from drasim.allocator.cache import Candidate, NodeView
 from drasim.allocator.celmatch import SelectorMemo
+from drasim.allocator.checks import Rejection
 from drasim.allocator.constraints import _as_set, _scalar, lookup_attribute
 from drasim.allocator.pools import Pool
 from drasim.api.core import Node
-from drasim.api.nodeaffinity import NodeSelectorError, node_matches
 from drasim.api.quantity import Quantity
 from drasim.api.resource import DeviceClass, DeviceSelector, ResourceClaim
-from drasim.cel import CelCompileError, CelRuntimeError
-
-ERROR = "E"
-Outcome = bool | str
 
 
 def _quantity_token(obj: object) -> object:
@@ -87,38 +84,14 @@ def shape_key(claims: Sequence[ResourceClaim]) -> tuple[bytes, ...]:
     return tuple(_encode(c.spec) for c in claims)
 
 
-def _match(memo: SelectorMemo, cand: Candidate, selectors: list[DeviceSelector]) -> Outcome:
-    for sel in selectors:
-        expression = sel.cel.expression if sel.cel is not None else ""
-        try:
-            outcome = memo.evaluate(expression, cand.id.driver, cand.device)
-        except CelCompileError:
-            return ERROR
-        if isinstance(outcome, CelRuntimeError):
-            return ERROR
-        if not outcome:
-            return False
-    return True
+def selectable(memo: SelectorMemo, slot: Slot, cand: Candidate, node: Node, features: Features) -> Rejection | None:
+    """The allocator's own check (`allocator.checks.selectable`): None, or why the device is not selectable
+    (a fatal error without its words, which may name the device: the text comes from a direct call)."""
+    why = checks.selectable(memo, features, node, slot.cls, slot.selectors, "claim", cand)
+    return why if why is None or not why.fatal else _FATAL
 
 
-def selectable(memo: SelectorMemo, slot: Slot, cand: Candidate, node: Node, features: Features) -> Outcome:
-    """The allocator's `_selectable`, in the same order (class selectors, request selectors, node)."""
-    dev = cand.device
-    if not features.device_binding_and_status and dev.binding_conditions:
-        return False
-    if slot.cls is not None:
-        ok = _match(memo, cand, slot.cls.spec.selectors)
-        if ok is not True:
-            return ok
-    ok = _match(memo, cand, slot.selectors)
-    if ok is not True:
-        return ok
-    if cand.slice.spec.per_device_node_selection:
-        try:
-            return node_matches(node, dev.node_name, dev.all_nodes, dev.node_selector)
-        except NodeSelectorError:
-            return ERROR
-    return True
+_FATAL = Rejection("fatal", "", True)
 
 
 def _attr_token(cand: Candidate, name: str, list_types: bool, position: int) -> object:
