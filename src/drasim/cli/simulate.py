@@ -89,8 +89,11 @@ def load_inputs(paths: list[str]) -> tuple[list[Any], list[Timeline], list[str]]
 @click.option("-o", "--output", type=click.Choice(["table", "wide", "yaml", "json"]), default="table",
               show_default=True)
 @click.option("--fail-on-pending", is_flag=True, help="Exit 1 when a pod is still Pending at the end.")
+@click.option("--report", "report_path", default=None, metavar="FILE.html",
+              help="Also write a self-contained HTML report (devices per node, fallback mix, pending pods, "
+                   "timeline).")
 def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_nodes: bool, horizon: str,
-                 output: str, fail_on_pending: bool) -> None:
+                 output: str, fail_on_pending: bool, report_path: str | None) -> None:
     """Simulate DRA scheduling: where every pod lands, which devices each claim gets through which
     firstAvailable alternative, which pods stay Pending and exactly why, and what taint rules do over
     time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending."""
@@ -103,6 +106,10 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
                                 score_all_nodes=score_all_nodes, horizon=horizon_td,
                                 extended_resources=version not in ("1.34", "1.35"))
     result = run_simulation(objects, timelines, options)
+    if report_path is not None:
+        from drasim.report import write_report
+        write_report(result, report_path, subtitle=f"Kubernetes {version}, seed {seed}, "
+                     f"{', '.join(paths) or 'the bundled demo'}")
     lines = pod_lines(result)
     for w in warnings:
         click.echo(f"warning: {w}", err=True)
