@@ -14,6 +14,7 @@ from drasim.errors import DrasimError
 # name -> "module:attribute"; imported lazily so `drasim --version` stays fast.
 SUBCOMMANDS: dict[str, str] = {
     "allocate": "drasim.cli.allocate:allocate",
+    "capacity": "drasim.cli.capacity:capacity_cmd",
     "doctor": "drasim.cli.doctor:doctor",
     "dump": "drasim.cli.dump:dump",
     "explain": "drasim.cli.explain:explain",

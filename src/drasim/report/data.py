@@ -11,7 +11,7 @@ from typing import Any
 from drasim.cluster import Key
 from drasim.explain import explain_pod
 from drasim.sim.engine import SimulationResult
-from drasim.sim.report import PodLine, pod_lines, workload_mix
+from drasim.sim.report import PodLine, mix_label, pod_lines, workload_mix
 from drasim.sim.usage import Unit, node_units
 
 # Events every placement produces; the timeline counts them instead of listing them.
@@ -182,8 +182,7 @@ def collect(result: SimulationResult, *, title: str = "drasim simulation", subti
         counts = sorted(mix.mix.items(), key=lambda kv: (-kv[1], kv[0])) if mix else []
         if mix is None:
             placed_lines = [line for line in live if line.node]
-            counts = sorted(Counter(" + ".join(sorted({a for c in line.claims for a in c.alternatives}))
-                                    or "no devices" for line in placed_lines).items(),
+            counts = sorted(Counter(mix_label(line.claims) for line in placed_lines).items(),
                             key=lambda kv: (-kv[1], kv[0]))
         view = WorkloadView(name=name, colour=colour(i), replicas=len(live),
                             placed=sum(1 for line in live if line.node), mix=counts, units=held[i])

@@ -184,6 +184,10 @@ class Simulation:
         return SimulationResult(state=state, events=self.events, pods=self.pods, start=self.options.start,
                                 end=state.now, evicted=[pod for _t, pod, _ev in self.evictions.evicted])
 
+    def step(self) -> None:
+        """One more round at the current instant, after `run()` (capacity adds replicas one at a time)."""
+        self._round()
+
     def _round(self) -> None:
         state, seed = self.state, self.options.seed
         self._poll_bindings()

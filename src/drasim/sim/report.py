@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod
-from drasim.cluster import ClusterState, Key
+from drasim.cluster import ClusterState, Key, key_of
 from drasim.sim.engine import SimulationResult
 
 
@@ -87,6 +87,40 @@ def _selector_text(claim_status: object) -> str:
     return " | ".join(terms)
 
 
+def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
+    """The pod's claims (and its extended-resource claim) with the alternatives and devices allocated."""
+    key = key_of(pod)
+    out: list[ClaimLine] = []
+    for pod_claim, claim in state.pod_claims(pod):
+        if claim is None:
+            out.append(ClaimLine(pod_claim=pod_claim, claim="", alternatives=[], devices=[]))
+            continue
+        allocation = claim.status.allocation if claim.status else None
+        results = allocation.devices.results if allocation else []
+        out.append(ClaimLine(
+            pod_claim=pod_claim,
+            claim=f"{claim.metadata.namespace or 'default'}/{claim.metadata.name}",
+            alternatives=sorted({r.request for r in results}),
+            devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
+            node_selector=_selector_text(claim.status),
+        ))
+    ext = pod.status.extended_resource_claim_status if pod.status else None
+    if ext is not None:
+        claim = state.claims.get((key[0], ext.resource_claim_name))
+        if claim is not None and claim.status and claim.status.allocation:
+            results = claim.status.allocation.devices.results
+            out.append(ClaimLine(
+                pod_claim="(extended resources)", claim=f"{key[0]}/{ext.resource_claim_name}",
+                alternatives=sorted({r.request for r in results}),
+                devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
+    return out
+
+
+def mix_label(claims: list[ClaimLine]) -> str:
+    """A placed pod's entry in the fallback mix: its chosen alternatives, sorted and joined."""
+    return " + ".join(sorted({a for c in claims for a in c.alternatives})) or "no devices"
+
+
 def pod_lines(result: SimulationResult) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name."""
     state = result.state
@@ -113,28 +147,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
             line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.scores]
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
-        for pod_claim, claim in state.pod_claims(pod):
-            if claim is None:
-                line.claims.append(ClaimLine(pod_claim=pod_claim, claim="", alternatives=[], devices=[]))
-                continue
-            allocation = claim.status.allocation if claim.status else None
-            results = allocation.devices.results if allocation else []
-            line.claims.append(ClaimLine(
-                pod_claim=pod_claim,
-                claim=f"{claim.metadata.namespace or 'default'}/{claim.metadata.name}",
-                alternatives=sorted({r.request for r in results}),
-                devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
-                node_selector=_selector_text(claim.status),
-            ))
-        ext = pod.status.extended_resource_claim_status if pod.status else None
-        if ext is not None:
-            claim = state.claims.get((key[0], ext.resource_claim_name))
-            if claim is not None and claim.status and claim.status.allocation:
-                results = claim.status.allocation.devices.results
-                line.claims.append(ClaimLine(
-                    pod_claim="(extended resources)", claim=f"{key[0]}/{ext.resource_claim_name}",
-                    alternatives=sorted({r.request for r in results}),
-                    devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
+        line.claims = claim_lines(state, pod)
         lines.append(line)
     return lines
 
@@ -147,10 +160,9 @@ def workload_mix(lines: list[PodLine]) -> list[WorkloadMix]:
             continue
         mix = mixes.setdefault(line.workload, WorkloadMix(line.workload, 0, 0, Counter()))
         mix.replicas += 1
-        alternatives = sorted({a for c in line.claims for a in c.alternatives})
         if line.node:
             mix.placed += 1
-            mix.mix[" + ".join(alternatives) or "no devices"] += 1
+            mix.mix[mix_label(line.claims)] += 1
     return sorted(mixes.values(), key=lambda m: m.workload)
 
 
