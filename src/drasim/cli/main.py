@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "fleet": "drasim.cli.fleet:fleet",
     "lint": "drasim.cli.lint:lint",
     "simulate": "drasim.cli.simulate:simulate",
+    "sweep": "drasim.cli.sweep:sweep",
     "taint": "drasim.cli.taint:taint",
     "validate": "drasim.cli.validate:validate",
 }

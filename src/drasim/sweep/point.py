@@ -1,0 +1,102 @@
+"""One sweep point, from plain data (strings and numbers) to its figures: what a worker process runs."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from drasim.allocator.versions import features_for_version
+from drasim.api.core import Deployment, ReplicaSet, StatefulSet
+from drasim.cluster import ClusterState
+from drasim.errors import InputError
+from drasim.fleet.generate import generate_fleet, parse_node_spec
+from drasim.sim.engine import SimulationOptions, simulate
+from drasim.sim.report import pod_lines
+from drasim.sim.timeline import find_timelines, parse_duration, resolve_files
+from drasim.sim.usage import idle_units
+from drasim.sources.files import load_bytes, parse_yaml
+from drasim.sweep.spec import Sweep
+
+# Figures every point has; per workload `placed:NAME` and `first_choice:NAME` follow.
+FIGURES = ("pods", "placed", "pending", "devices", "idle_devices")
+
+
+def payload(sweep: Sweep, point: dict[str, Any]) -> dict[str, Any]:
+    """What a worker needs for `point`: text and numbers only (no compiled objects)."""
+    return {
+        "version": sweep.version, "gpus": sweep.gpus_per_node, "horizon": sweep.horizon,
+        "fleet": [[f.nodes, point[f.axis]] for f in sweep.fleet],
+        "workloads": [list(w) for w in sweep.workloads],
+        "replicas": {name: point[f"replicas:{name}"] for name in sweep.replicas},
+        "order": point["order"], "seed": point["seed"],
+    }
+
+
+def _first_choice(state: ClusterState, pod: Any) -> bool:
+    """Whether every firstAvailable request of the pod's claims got its first alternative."""
+    for _name, claim in state.pod_claims(pod):
+        if claim is None or claim.status is None or claim.status.allocation is None:
+            continue
+        firsts = {r.name: r.first_available[0].name for r in claim.spec.devices.requests if r.first_available}
+        for result in claim.status.allocation.devices.results:
+            req, _, sub = result.request.partition("/")
+            if sub and firsts.get(req) not in (None, sub):
+                return False
+    return True
+
+
+def run_point(data: dict[str, Any]) -> dict[str, Any]:
+    """Simulate one point and return its figures (ints, and shares as floats rounded to 6 places)."""
+    specs = [replace(parse_node_spec(f"{nodes}:1", gpus_per_node=data["gpus"]), count=count)
+             for nodes, count in data["fleet"] if count > 0]
+    objects: list[Any] = list(generate_fleet(specs, seed=data["seed"]).objects) if specs else []
+    workload_objects: list[Any] = []
+    timelines = []
+    for name, text in data["workloads"]:
+        workload_objects += load_bytes(text.encode(), source=name).objects
+        if "Timeline" in text:
+            found = find_timelines(parse_yaml(text, source=name), source=name)
+            timelines += [resolve_files(t, _no_files) for t in found]
+    wanted = dict(data["replicas"])
+    for obj in workload_objects:
+        if isinstance(obj, Deployment | ReplicaSet | StatefulSet) and obj.metadata.name in wanted:
+            obj.spec.replicas = wanted.pop(obj.metadata.name)
+    if wanted:
+        raise InputError(f"replicas: no Deployment, ReplicaSet or StatefulSet named {', '.join(sorted(wanted))} "
+                         "in the workload files", path="spec.replicas")
+    if data["order"] == "reversed":
+        workload_objects.reverse()
+    elif data["order"] == "shuffled":
+        random.Random(data["seed"]).shuffle(workload_objects)
+    version = data["version"]
+    options = SimulationOptions(features=features_for_version(version), seed=data["seed"],
+                                horizon=parse_duration(data["horizon"]),
+                                extended_resources=version not in ("1.34", "1.35"))
+    result = simulate([*objects, *workload_objects], timelines, options)
+    lines = pod_lines(result)
+    idle, total = idle_units(result.state)
+    figures: dict[str, Any] = {
+        "pods": len(lines), "placed": sum(1 for line in lines if line.node),
+        "pending": sum(1 for line in lines if line.status == "Pending"), "devices": total, "idle_devices": idle,
+    }
+    per: dict[str, list[int]] = {}
+    for line in lines:
+        if not line.workload or line.status in ("Deleted", "Evicted"):
+            continue
+        name = line.workload.split("/", 1)[1]
+        counts = per.setdefault(name, [0, 0, 0])
+        counts[0] += 1
+        pod = result.state.pods.get(line.key)
+        if line.node and pod is not None:
+            counts[1] += 1
+            counts[2] += _first_choice(result.state, pod)
+    for name in sorted(per):
+        replicas, placed, first = per[name]
+        figures[f"placed:{name}"] = placed
+        figures[f"first_choice:{name}"] = round(first / replicas, 6) if replicas else 0.0
+    return figures
+
+
+def _no_files(path: str) -> list[Any]:
+    raise InputError(f"a sweep's timelines cannot read other files ({path}); put the objects inline")

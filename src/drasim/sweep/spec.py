@@ -1,0 +1,147 @@
+"""The sweep file (`kind: Sweep`): fleet node groups, replica counts, arrival orders and seeds -> grid points."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from drasim import DEFAULT_KUBERNETES_VERSION
+from drasim.allocator.versions import FEATURES_BY_VERSION
+from drasim.api.core import Deployment, ReplicaSet, StatefulSet
+from drasim.errors import InputError
+from drasim.fleet.generate import parse_node_spec
+from drasim.sources.files import load_bytes, parse_yaml
+
+ORDERS = ("as-written", "reversed", "shuffled")
+_SPEC_KEYS = {"kubernetesVersion", "gpusPerNode", "fleet", "workloads", "replicas", "orders", "seeds", "chart",
+              "horizon"}
+
+
+@dataclass(frozen=True)
+class FleetAxis:
+    """One `drasim fleet --nodes` group; its counts are an axis of the grid (named `axis`)."""
+
+    nodes: str  # MODEL[:MODE] as `drasim fleet --nodes` takes it, without the count
+    counts: tuple[int, ...]
+    axis: str
+
+
+@dataclass
+class Sweep:
+    """A parsed sweep file; the workload files are carried as text (`(name, text)`), ready to ship."""
+
+    source: str
+    name: str
+    version: str
+    gpus_per_node: int | None
+    fleet: list[FleetAxis]
+    workloads: list[tuple[str, str]]
+    replicas: dict[str, tuple[int, ...]]
+    orders: tuple[str, ...]
+    seeds: tuple[int, ...]
+    horizon: str = "168h"
+    chart: dict[str, str] = field(default_factory=dict)
+
+    def axes(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """Every axis of the grid in column order: fleet groups, replica counts, order, seed."""
+        out: list[tuple[str, tuple[Any, ...]]] = [(f.axis, f.counts) for f in self.fleet]
+        out += [(f"replicas:{name}", counts) for name, counts in self.replicas.items()]
+        return [*out, ("order", self.orders), ("seed", self.seeds)]
+
+    def points(self) -> list[dict[str, Any]]:
+        """The grid, first axis slowest; each point maps axis name -> value."""
+        axes = self.axes()
+        names = [n for n, _ in axes]
+        return [dict(zip(names, values, strict=True)) for values in itertools.product(*(v for _, v in axes))]
+
+
+def _ints(value: Any, where: str, source: str, *, minimum: int = 0) -> tuple[int, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(i, int) and not isinstance(i, bool) and i >= minimum for i in items):
+        raise InputError(f"expected an integer >= {minimum} or a non-empty list of them, got {value!r}",
+                         source=source, path=where)
+    return tuple(items)
+
+
+def load_sweep(path: str) -> Sweep:
+    """Read and check a sweep file; workload paths are relative to the file."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise InputError(f"cannot read the sweep file: {err.strerror or err}", source=path) from None
+    docs = [d for d in parse_yaml(text, source=path) if d is not None]
+    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != "Sweep":
+        raise InputError("expected one document of kind Sweep (apiVersion drasim.dev/v1alpha1)", source=path)
+    doc = docs[0]
+    spec = doc.get("spec")
+    if not isinstance(spec, dict):
+        raise InputError("spec is required and must be a mapping", source=path, path="spec")
+    unknown = sorted(set(spec) - _SPEC_KEYS)
+    if unknown:
+        raise InputError(f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_SPEC_KEYS))}",
+                         source=path, path="spec")
+    version = str(spec.get("kubernetesVersion", DEFAULT_KUBERNETES_VERSION))
+    if version not in FEATURES_BY_VERSION:
+        raise InputError(f"unsupported version {version!r}; supported: {', '.join(FEATURES_BY_VERSION)}",
+                         source=path, path="spec.kubernetesVersion")
+    gpus = spec.get("gpusPerNode")
+    if gpus is not None:
+        gpus = _ints(gpus, "spec.gpusPerNode", path, minimum=1)[0]
+    fleet_raw = spec.get("fleet")
+    if not isinstance(fleet_raw, list) or not fleet_raw:
+        raise InputError("fleet must be a non-empty list of {nodes, counts}", source=path, path="spec.fleet")
+    fleet: list[FleetAxis] = []
+    for i, item in enumerate(fleet_raw):
+        where = f"spec.fleet[{i}]"
+        if not isinstance(item, dict) or not isinstance(item.get("nodes"), str):
+            raise InputError("expected {nodes: MODEL[:MODE], counts: [N, ...]}", source=path, path=where)
+        nodes = item["nodes"]
+        try:
+            parse_node_spec(f"{nodes}:1", gpus_per_node=gpus)
+        except InputError as err:
+            raise InputError(str(err), source=path, path=f"{where}.nodes") from None
+        counts = _ints(item.get("counts", 1), f"{where}.counts", path)
+        fleet.append(FleetAxis(nodes=nodes, counts=counts, axis=str(item.get("axis") or nodes)))
+    if len({f.axis for f in fleet}) != len(fleet):
+        raise InputError("two fleet groups have the same axis name; set `axis` on one", source=path,
+                         path="spec.fleet")
+    workloads: list[tuple[str, str]] = []
+    base = os.path.dirname(os.path.abspath(path))
+    raw_workloads = spec.get("workloads", [])
+    if not isinstance(raw_workloads, list):
+        raise InputError("expected a list of file names", source=path, path="spec.workloads")
+    for i, name in enumerate(raw_workloads):
+        file = os.path.join(base, str(name))
+        try:
+            with open(file, encoding="utf-8-sig") as fh:
+                workloads.append((str(name), fh.read()))
+        except OSError as err:
+            raise InputError(f"cannot read {file}: {err.strerror or err}", source=path,
+                             path=f"spec.workloads[{i}]") from None
+    replicas_raw = spec.get("replicas", {}) or {}
+    if not isinstance(replicas_raw, dict):
+        raise InputError("expected a mapping of workload name -> counts", source=path, path="spec.replicas")
+    replicas = {str(k): _ints(v, f"spec.replicas.{k}", path) for k, v in replicas_raw.items()}
+    names = {o.metadata.name for _, text in workloads for o in load_bytes(text.encode(), source=path).objects
+             if isinstance(o, Deployment | ReplicaSet | StatefulSet)}
+    missing = sorted(set(replicas) - names)
+    if missing:
+        raise InputError(f"no Deployment, ReplicaSet or StatefulSet named {', '.join(missing)} in the workload "
+                         "files", source=path, path="spec.replicas")
+    orders = tuple(spec.get("orders", ["as-written"]))
+    bad = [o for o in orders if o not in ORDERS]
+    if bad or not orders:
+        raise InputError(f"orders must be a non-empty list of {', '.join(ORDERS)}; got {bad or orders}",
+                         source=path, path="spec.orders")
+    seeds = _ints(spec.get("seeds", [0]), "spec.seeds", path)
+    chart = spec.get("chart", {}) or {}
+    if not isinstance(chart, dict) or not set(chart) <= {"figure", "axis"}:
+        raise InputError("chart takes {figure, axis}", source=path, path="spec.chart")
+    meta = doc.get("metadata") or {}
+    return Sweep(source=path, name=str(meta.get("name", "sweep")) if isinstance(meta, dict) else "sweep",
+                 version=version, gpus_per_node=gpus, fleet=fleet, workloads=workloads, replicas=replicas,
+                 orders=orders, seeds=seeds, horizon=str(spec.get("horizon", "168h")),
+                 chart={str(k): str(v) for k, v in chart.items()})
