@@ -124,6 +124,9 @@ def _rejected(result: SimulationResult) -> list[dict[str, str]]:
     """Objects the admission path turned away, whatever shape the result gives them (read defensively)."""
     out = []
     for item in getattr(result, "rejected", None) or []:
+        if isinstance(item, tuple) and len(item) == 2 and all(isinstance(x, str) for x in item):
+            out.append({"object": item[1], "source": item[0], "path": "", "message": "rejected by the API server"})
+            continue
         row = {}
         for key, names in (("object", ("object", "ref", "obj")), ("source", ("source", "file")),
                            ("path", ("path", "field")), ("message", ("message", "reason"))):
