@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +82,18 @@ def test_large_fleet_aggregates_then_drills_down(browser: Any, tmp_path: Path) -
     assert len(groups) == 2
     big = next(g for g in groups if "130 node(s)" in g.text)
     big.find_element("tag name", "summary").click()
-    assert len(big.find_elements("css selector", ".node")) == PAGE
+    # The details element's toggle event (which draws the page) is dispatched as a task: wait for it.
+    _until(lambda: len(big.find_elements("css selector", ".node")) == PAGE)
     assert "page 1 of 3" in big.text
-    box = big.find_element("css selector", ".pager input")
-    box.send_keys("-129\n")
-    shown = big.find_elements("css selector", ".node")
-    assert [n.get_attribute("data-node") for n in shown] == ["h100-80gb-hbm3-129"]
-    found = browser.find_element("id", "find")
-    found.send_keys("a100\n")
-    assert len(browser.find_elements("css selector", "#found .node")) == 3
+    big.find_element("css selector", ".pager input").send_keys("-129\n")
+    _until(lambda: [n.get_attribute("data-node") for n in big.find_elements("css selector", ".node")]
+           == ["h100-80gb-hbm3-129"])
+    browser.find_element("id", "find").send_keys("a100\n")
+    _until(lambda: len(browser.find_elements("css selector", "#found .node")) == 3)
+
+
+def _until(check: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "the page did not get there in time"
+        time.sleep(0.05)

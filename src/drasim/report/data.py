@@ -8,14 +8,17 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from drasim.api.quantity import Quantity
 from drasim.cluster import Key
 from drasim.explain import explain_pod
 from drasim.sim.engine import SimulationResult
 from drasim.sim.report import PodLine, mix_label, pod_lines, workload_mix
 from drasim.sim.usage import Unit, node_units
 
-# Events every placement produces; the timeline counts them instead of listing them.
-ROUTINE = frozenset({"Scheduled", "CreatedResourceClaim", "ReservationAdded", "Created", "SuccessfulCreate"})
+# Events every placement (or failed attempt: the pending section has those) produces; the timeline counts them
+# instead of listing them.
+ROUTINE = frozenset({"Scheduled", "CreatedResourceClaim", "ReservationAdded", "Created", "SuccessfulCreate",
+                     "FailedScheduling"})
 # Explain runs once per group of pending pods with the same workload and message, for this many groups.
 MAX_EXPLAINED = 20
 # Listed per workload (the mix bar counts them all), and notable events listed on the timeline.
@@ -97,7 +100,10 @@ def _workload_of(line: PodLine) -> str:
 
 
 def _fmt(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+    """Counters as Kubernetes prints quantities (`14720Mi`, `42`)."""
+    if value.denominator == 1:
+        return Quantity.from_int(value.numerator, "BinarySI").canonical()
+    return f"{float(value):g}"
 
 
 def _unit_view(unit: Unit, owners: dict[Key, int], names: list[str]) -> list[Any]:
