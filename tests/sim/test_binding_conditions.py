@@ -67,9 +67,9 @@ def _condition(at: str, type_: str, status: str = "True", **extra: str) -> dict[
             "type": type_, "status": status, **extra}
 
 
-def _run(timeline: str = "", horizon: str = "15m") -> SimulationResult:
+def _run(timeline: str = "", horizon: str = "15m", cluster: str = CLUSTER) -> SimulationResult:
     from drasim.sim.timeline import parse_duration
-    docs = list(yaml.safe_load_all(CLUSTER + ("---\n" + timeline if timeline else "")))
+    docs = list(yaml.safe_load_all(cluster + ("---\n" + timeline if timeline else "")))
     objects = decode_documents([d for d in docs if d.get("kind") != "Timeline"], source="test").objects
     timelines = find_timelines(docs, source="test")
     return simulate(objects, timelines, SimulationOptions(features=features_for_version("1.36"),
@@ -140,3 +140,23 @@ def test_binding_failure_condition() -> None:
     assert cond.status == "False"
     claim = result.state.claims[("default", "my-claim")]
     assert claim.status is not None and claim.status.devices == []  # cleared with the deallocation
+
+
+def test_a_pod_in_prebind_is_assumed_on_its_node() -> None:
+    """The scheduler cache assumes a pod for its binding cycle (schedule_one.go assume, ForgetPod on
+    failure): while my-pod (6 CPUs) waits in PreBind, a 4-CPU pod does not fit on the 8-CPU node; after the
+    binding failed (Unreserve) the node's CPUs are free again and the other pod lands there."""
+    big = CLUSTER.replace("containers: [{name: main, resources: {claims: [{name: fabric}]}}]",
+                          "containers: [{name: main, resources: {requests: {cpu: '6'}, claims: [{name: fabric}]}}]")
+    other = """---
+apiVersion: v1
+kind: Pod
+metadata: {name: other, namespace: default, uid: other-uid, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  containers: [{name: main, resources: {requests: {cpu: "4"}}}]
+"""
+    waiting = _run(horizon="5m", cluster=big + other)
+    failed = _run(_timeline(_condition("10s", "failed")), horizon="12s", cluster=big + other)
+    assert waiting.state.pods[("default", "other")].spec.node_name is None
+    assert "Insufficient cpu" in waiting.pods[("default", "other")].message
+    assert failed.state.pods[("default", "other")].spec.node_name == "worker"

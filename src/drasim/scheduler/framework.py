@@ -318,6 +318,8 @@ class Scheduler:
         # Failed cycles to reuse for identical pods (see reuse_failures); None: off.
         self._failures: list[tuple[tuple[object, ...], ScheduleResult]] | None = None
         self._failures_state: ClusterState | None = None
+        # Pods in PreBind (waiting for binding conditions): assumed on their node, as the scheduler cache does.
+        self._assumed: dict[Key, str] = {}
         self._reset()
 
     # --- repeated failures ----------------------------------------------------------------------
@@ -413,6 +415,7 @@ class Scheduler:
     def _sync(self, state: ClusterState) -> None:
         if state is not self._state:
             self._state = state
+            self._assumed.clear()
             self._reset()
         if state.node_version != self._node_version or len(state.nodes) != len(self._names):
             self._node_version = state.node_version
@@ -472,8 +475,9 @@ class Scheduler:
                 if idx.matches(old_pod):
                     idx.add(node_name, state.nodes.get(node_name), -1)
         pod = state.pods.get(key)
-        if pod is not None and counts_on_node(pod):
-            node_name = pod.spec.node_name or ""
+        assumed = self._assumed.get(key) if self._assumed else None
+        if pod is not None and (counts_on_node(pod) or assumed):
+            node_name = pod.spec.node_name or assumed or ""
             req, nz = pod_requests(pod), pod_nonzero(pod)
             acct = self._accounts.get(node_name)
             if acct is None:
@@ -1187,14 +1191,24 @@ class Scheduler:
         if state.pods.get(key) is not pod:
             state.add(pod)
         if result.binding_wait:
-            return  # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve)
+            # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve); the
+            # pod stays assumed on the node meanwhile.
+            self._assumed[key] = result.node
+            state.pod_changed(key)
+            return
         self.bind(state, pod, result.node)
 
     def bind(self, state: ClusterState, pod: Pod, node: str) -> None:
         """The Binding: spec.nodeName and PodScheduled=True, as the API server's pods/binding writes them."""
+        self._assumed.pop(key_of(pod), None)
         pod.spec.node_name = node
         update_pod_condition(pod, POD_SCHEDULED, "True", state.now)
         state.pod_changed(key_of(pod))
+
+    def forget(self, state: ClusterState, key: Key) -> None:
+        """ForgetPod: a pod that was assumed on a node (in PreBind) no longer is."""
+        if self._assumed.pop(key, None) is not None:
+            state.pod_changed(key)
 
     def pod_claims(self, state: ClusterState, pod: Pod) -> list[ResourceClaim]:
         """The pod's claims, including the one behind its extended resources."""
@@ -1213,6 +1227,7 @@ class Scheduler:
         attempt finds it unavailable and PostFilter deallocates it)."""
         if self._failures:
             self._failures.clear()
+        self.forget(state, key_of(pod))
         for claim in self.pod_claims(state, pod):
             if claim.status is not None and reserved_for_pod(claim, pod):
                 claim.status.reserved_for = [r for r in claim.status.reserved_for if not (

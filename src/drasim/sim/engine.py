@@ -274,6 +274,7 @@ class Simulation:
             pod = state.pods.get(key)
             if pod is None or pod.metadata.deletion_timestamp is not None:
                 del self.binding[key]
+                self.scheduler.forget(state, key)
                 continue
             kind, message, _deadline = self.scheduler.binding_check(state, pod)
             if kind == BINDING_WAITING:
