@@ -147,7 +147,10 @@ def test_unknown_kinds_and_versions_warn() -> None:
     assert (
         result.warnings[0] == "mixed.yaml: ConfigMap/ns/c: skipped: kind ConfigMap (v1) is not used by drasim"
     )
-    assert "API version resource.k8s.io/v1alpha2 of ResourceClaim is not supported" in result.warnings[1]
+    # resource.k8s.io documents drasim cannot read are not skipped silently: admission rejects them.
+    assert len(result.warnings) == 1
+    assert result.unserved == [("ResourceClaim/old", "resource.k8s.io/v1alpha2", "ResourceClaim")]
+    assert result.api_versions == ["resource.k8s.io/v1"]
     warnings: list[str] = []
     assert decode_object(docs[0], source="x", warnings=warnings) is None and len(warnings) == 1
 

@@ -907,7 +907,7 @@ def test_devices_limit_64_with_list_attributes() -> None:
     assert errors(rslice(*devices), features) == ["spec.devices: Too many: 65: must have at most 64 items"]
     # With the gate off the list is dropped first, so the 128 limit applies (and the attribute is empty).
     assert errors(rslice(*devices)) == [
-        "spec.devices[0].attributes[ids].ints: " + gate_off("DRAListTypeAttributes"),
+        "warning: spec.devices[0].attributes[ids].ints: " + gate_off("DRAListTypeAttributes"),
         'spec.devices[0].attributes[ids]: Invalid value: "": exactly one value must be specified',
     ]
 
@@ -1057,13 +1057,13 @@ def test_gated_slice_fields_are_forbidden_and_dropped() -> None:
         )
     )
     assert errors(doc, V134) == [
-        "spec.devices[0].consumesCounters: " + gate_off("DRAPartitionableDevices"),
-        "spec.devices[0].taints: " + gate_off("DRADeviceTaints"),
-        "spec.devices[0].bindsToNode: " + gate_off("DRADeviceBindingConditions"),
-        "spec.devices[0].bindingConditions: " + gate_off("DRADeviceBindingConditions"),
-        "spec.devices[0].bindingFailureConditions: " + gate_off("DRADeviceBindingConditions"),
-        "spec.devices[0].allowMultipleAllocations: " + gate_off("DRAConsumableCapacity"),
-        "spec.devices[0].capacity[m].requestPolicy: " + gate_off("DRAConsumableCapacity"),
+        "warning: spec.devices[0].consumesCounters: " + gate_off("DRAPartitionableDevices"),
+        "warning: spec.devices[0].taints: " + gate_off("DRADeviceTaints"),
+        "warning: spec.devices[0].bindsToNode: " + gate_off("DRADeviceBindingConditions"),
+        "warning: spec.devices[0].bindingConditions: " + gate_off("DRADeviceBindingConditions"),
+        "warning: spec.devices[0].bindingFailureConditions: " + gate_off("DRADeviceBindingConditions"),
+        "warning: spec.devices[0].allowMultipleAllocations: " + gate_off("DRAConsumableCapacity"),
+        "warning: spec.devices[0].capacity[m].requestPolicy: " + gate_off("DRAConsumableCapacity"),
     ]
     assert errors(doc) == []
 
@@ -1071,8 +1071,8 @@ def test_gated_slice_fields_are_forbidden_and_dropped() -> None:
 def test_per_device_node_selection_gate_drop_leaves_no_node_selection() -> None:
     doc = rslice(device(nodeName="n"), nodeName=None, perDeviceNodeSelection=True)
     assert errors(doc, V134) == [
-        "spec.perDeviceNodeSelection: " + gate_off("DRAPartitionableDevices"),
-        "spec.devices[0].nodeName: " + gate_off("DRAPartitionableDevices"),
+        "warning: spec.perDeviceNodeSelection: " + gate_off("DRAPartitionableDevices"),
+        "warning: spec.devices[0].nodeName: " + gate_off("DRAPartitionableDevices"),
         f"spec: Required value: {NODE_ONE_OF}",
     ]
 
@@ -1084,14 +1084,14 @@ def test_gated_claim_fields() -> None:
         constraints=[{"distinctAttribute": "d.com/x"}],
     )
     assert errors(doc, V134) == [
-        "spec.devices.requests[0].exactly.tolerations: " + gate_off("DRADeviceTaints"),
-        "spec.devices.requests[0].exactly.capacity: " + gate_off("DRAConsumableCapacity"),
-        "spec.devices.constraints[0].distinctAttribute: " + gate_off("DRAConsumableCapacity"),
+        "warning: spec.devices.requests[0].exactly.tolerations: " + gate_off("DRADeviceTaints"),
+        "warning: spec.devices.requests[0].exactly.capacity: " + gate_off("DRAConsumableCapacity"),
+        "warning: spec.devices.constraints[0].distinctAttribute: " + gate_off("DRAConsumableCapacity"),
         "spec.devices.constraints[0].matchAttribute: Required value",
     ]
     no_prioritized = ValidationFeatures(prioritized_list=False)
     assert errors(doc, no_prioritized) == [
-        "spec.devices.requests[1].firstAvailable: " + gate_off("DRAPrioritizedList"),
+        "warning: spec.devices.requests[1].firstAvailable: " + gate_off("DRAPrioritizedList"),
         "spec.devices.requests[1]: Required value: exactly one of `exactly` or `firstAvailable` is required",
     ]
 
@@ -1100,13 +1100,13 @@ def test_admin_access_gate() -> None:
     doc = claim(request(exactly=exact(adminAccess=True)))
     assert errors(doc) == []
     assert errors(doc, ValidationFeatures(admin_access=False)) == [
-        "spec.devices.requests[0].exactly.adminAccess: " + gate_off("DRAAdminAccess")
+        "warning: spec.devices.requests[0].exactly.adminAccess: " + gate_off("DRAAdminAccess")
     ]
 
 
 def test_extended_resource_gate() -> None:
     doc = device_class(extendedResourceName="example.com/gpu")
-    assert errors(doc, V134) == ["spec.extendedResourceName: " + gate_off("DRAExtendedResource")]
+    assert errors(doc, V134) == ["warning: spec.extendedResourceName: " + gate_off("DRAExtendedResource")]
 
 
 def test_cel_environment_follows_features() -> None:
@@ -1387,9 +1387,9 @@ def test_admin_access_needs_namespace_label() -> None:
     assert cross(admin, ADMIN_NAMESPACE) == []
     assert cross(admin) == []  # namespace not given: nothing to check against
     assert cross(admin, NAMESPACE, features=ValidationFeatures(admin_access=False)) == [
-        "ResourceClaim/ns/claim-a: spec.devices.requests[1].exactly.adminAccess: "
+        "warning: ResourceClaim/ns/claim-a: spec.devices.requests[1].exactly.adminAccess: "
         + gate_off("DRAAdminAccess"),
-        "ResourceClaim/ns/claim-a: spec.devices.requests[2].exactly.adminAccess: "
+        "warning: ResourceClaim/ns/claim-a: spec.devices.requests[2].exactly.adminAccess: "
         + gate_off("DRAAdminAccess"),
     ]
 

@@ -1,27 +1,37 @@
-"""Allocator feature sets of each Kubernetes release's kube-scheduler defaults (spec §8)."""
+"""Allocator feature sets derived from the release profile (api.profile): kube-scheduler's gates -> Features."""
 
 from __future__ import annotations
 
 from drasim.allocator.features import Features
+from drasim.api.profile import SIMULATED, ReleaseProfile, profile_for
+from drasim.errors import DrasimError
 
-# 1.34/1.35: PrioritizedList and AdminAccess beta-on; partitionable, taints, consumable capacity,
-# binding conditions alpha (off). 1.36 and 1.37: all of those on, list-type attributes alpha (off).
-FEATURES_BY_VERSION: dict[str, Features] = {
-    "1.34": Features(admin_access=True, prioritized_list=True, partitionable_devices=False,
-                     device_taints=False, consumable_capacity=False, device_binding_and_status=False,
-                     release="1.34"),
-    "1.35": Features(admin_access=True, prioritized_list=True, partitionable_devices=False,
-                     device_taints=False, consumable_capacity=False, device_binding_and_status=False,
-                     release="1.35"),
-    "1.36": Features(release="1.36"),
-    "1.37": Features(release="1.37"),
+__all__ = ["FEATURES_BY_VERSION", "allocator_features", "features_for_version"]
+
+# Features flag -> the gates deciding it (binding conditions only work with device status).
+_FLAG_GATES: dict[str, tuple[str, ...]] = {
+    "admin_access": ("DRAAdminAccess",),
+    "prioritized_list": ("DRAPrioritizedList",),
+    "partitionable_devices": ("DRAPartitionableDevices",),
+    "device_taints": ("DRADeviceTaints",),
+    "consumable_capacity": ("DRAConsumableCapacity",),
+    "device_binding_and_status": ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
+    "list_type_attributes": ("DRAListTypeAttributes",),
 }
+
+
+def allocator_features(profile: ReleaseProfile) -> Features:
+    """The allocator features kube-scheduler runs with under `profile` (and that release's code)."""
+    flags = {flag: all(profile.gate(g) for g in gates) for flag, gates in _FLAG_GATES.items()}
+    return Features(**flags, release=profile.version)
+
+
+FEATURES_BY_VERSION: dict[str, Features] = {v: allocator_features(profile_for(v)) for v in SIMULATED}
 
 
 def features_for_version(version: str) -> Features:
     """The allocator features kube-scheduler enables by default in that release."""
     try:
-        return FEATURES_BY_VERSION[version]
-    except KeyError:
-        raise ValueError(f"unsupported Kubernetes version {version!r}; "
-                         f"supported: {', '.join(FEATURES_BY_VERSION)}") from None
+        return allocator_features(profile_for(version))
+    except DrasimError as err:
+        raise ValueError(str(err)) from None

@@ -80,6 +80,8 @@ class PodResourceClaim(Lenient):
     name: str = ""
     resource_claim_name: str | None = None
     resource_claim_template_name: str | None = None
+    # Removed in 1.31 (held the two names above); kept only so validation can say so. Never encoded.
+    source: Any = msgspec.field(default=None)
 
 
 class PreferredSchedulingTerm(Lenient):

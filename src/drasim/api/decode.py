@@ -35,10 +35,21 @@ class DecodeResult:
 
     objects: list[KubeObject] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # The apiVersion each object was written in (parallel to `objects`; objects hold v1 after conversion).
+    api_versions: list[str] = field(default_factory=list)
+    # resource.k8s.io documents drasim cannot read (v1alpha2, classic-DRA kinds): (object ref, apiVersion,
+    # kind). Admission rejects them as the API server of the release would.
+    unserved: list[tuple[str, str, str]] = field(default_factory=list)
 
     def extend(self, other: DecodeResult) -> None:
         self.objects.extend(other.objects)
         self.warnings.extend(other.warnings)
+        self.api_versions.extend(other.api_versions)
+        self.unserved.extend(other.unserved)
+
+    def append(self, obj: KubeObject, api_version: str) -> None:
+        self.objects.append(obj)
+        self.api_versions.append(api_version)
 
 
 @contextlib.contextmanager
@@ -66,7 +77,8 @@ def kind_type(api_version: str, kind: str) -> type | None:
 
 
 def decode_object(data: dict[str, Any], *, source: str, warnings: list[str] | None = None,
-                  where: str | None = None) -> KubeObject | None:
+                  where: str | None = None, unserved: list[tuple[str, str, str]] | None = None
+                  ) -> KubeObject | None:
     """Decode one object (any version drasim reads, converted to v1).
 
     Returns None for kinds drasim does not model, appending a warning to `warnings` (when given). Raises
@@ -88,6 +100,9 @@ def decode_object(data: dict[str, Any], *, source: str, warnings: list[str] | No
         raise InputError(f"{kind} holds several objects: decode it with decode_documents",
                          source=source, obj=ref)
     cls = kind_type(api_version, kind)
+    if unserved is not None and _unserved(api_version, kind, cls):
+        unserved.append((ref, api_version, kind))
+        return None
     if cls is None:
         # drasim's own documents (Timeline, ClusterInfo) are read by the commands that use them.
         if warnings is not None and not api_version.startswith(DRASIM_GROUP + "/"):
@@ -132,9 +147,9 @@ def _decode_into(result: DecodeResult, doc: Any, *, source: str, where: str | No
             _decode_into(result, item, source=source, where=_join(where, f"[{j}]"))
         return
     if not (isinstance(doc, dict) and _is_list(doc)):
-        obj = decode_object(doc, source=source, warnings=result.warnings, where=where)
+        obj = decode_object(doc, source=source, warnings=result.warnings, where=where, unserved=result.unserved)
         if obj is not None:
-            result.objects.append(obj)
+            result.append(obj, doc["apiVersion"])
         return
     items = doc.get("items")
     if items is None:
@@ -238,7 +253,7 @@ def _json_item(result: DecodeResult, raw: msgspec.Raw, *, source: str, where: st
             else:
                 obj.kind = kind  # items of typed lists may lack their own apiVersion/kind
                 obj.api_version = V1 if group == RESOURCE_GROUP else api_version
-                result.objects.append(obj)
+                result.append(obj, api_version)
                 return
     doc = msgspec.json.decode(raw)
     if isinstance(doc, dict) and inherit:
@@ -275,6 +290,7 @@ def _typed_list(result: DecodeResult, raw: msgspec.Raw, api_version: str, kind: 
         return False  # an item of another kind or version: the per-item path handles it
     new_version = V1 if group == RESOURCE_GROUP else api_version
     for o in items:
+        result.api_versions.append(api_version)  # items without their own inherit the list's
         o.api_version = new_version
     result.objects.extend(items)
     return True
@@ -472,6 +488,15 @@ def _ref(data: Any, where: str | None) -> str:
 
 
 DRASIM_GROUP = "drasim.dev"
+
+
+def _unserved(api_version: str, kind: str, cls: type | None) -> bool:
+    """A resource.k8s.io document no release drasim simulates (1.34+) serves: not decoded, admission rejects
+    it (v1alpha2, classic-DRA kinds, v1alpha3 other than DeviceTaintRule)."""
+    group, version = split_api_version(api_version)
+    if group != RESOURCE_GROUP:
+        return False
+    return cls is None or (version == "v1alpha3" and kind != "DeviceTaintRule")
 
 
 def _why_unknown(api_version: str, kind: str) -> str:

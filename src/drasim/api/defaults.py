@@ -1,4 +1,4 @@
-"""The API server's defaulting of ResourceClaims and ResourceClaimTemplates (`applyDefaults: true`)."""
+"""The API server's defaulting of ResourceClaims, ResourceClaimTemplates (`applyDefaults: true`) and Pods."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import copy
 
 import msgspec
 
+from drasim.api.core import Pod
 from drasim.api.resource import (
     DeviceSubRequest,
     DeviceToleration,
@@ -50,3 +51,13 @@ def apply_claim_defaults(claim: ResourceClaim) -> ResourceClaim:
     default_claim(claim)
     return claim
 
+
+
+def default_pod(pod: Pod) -> None:
+    """In place: a container's limits fill in the requests it does not set (core/v1 SetDefaults_Pod; pods
+    only, not pod templates), so `nvidia.com/gpu: 1` under `limits` alone is a request for one."""
+    for container in (*pod.spec.init_containers, *pod.spec.containers):
+        res = container.resources
+        missing = {k: v for k, v in res.limits.items() if k not in res.requests}
+        if missing:
+            res.requests = {**res.requests, **missing}

@@ -15,7 +15,16 @@ from typing import Any, TypeVar
 import msgspec
 
 from drasim.api import resource as r
-from drasim.api.core import Namespace
+from drasim.api.core import (
+    Deployment,
+    Job,
+    Namespace,
+    Pod,
+    PodResourceClaim,
+    PodSpec,
+    ReplicaSet,
+    StatefulSet,
+)
 from drasim.api.meta import Condition, NodeSelector, NodeSelectorRequirement, ObjectMeta, object_ref
 from drasim.api.quantity import Quantity
 
@@ -31,6 +40,7 @@ FINDING_TYPES = (
     "TooLong",
     "NotFound",
     "Internal",
+    "Message",  # a message of its own (admission: unserved versions, replaced duplicates), printed as is
 )
 
 # How the API server spells each error type in `path: <label>: <value>: <detail>`.
@@ -61,6 +71,8 @@ class Finding:
 
     def body(self) -> str:
         """The error without its field path (`Invalid value: "x": detail`)."""
+        if self.type == "Message":
+            return self.message
         text = _TYPE_LABELS.get(self.type, self.type)
         if self.value is not None:
             text += f": {self.value}"
@@ -315,8 +327,14 @@ def _go_quote(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+class _Raw(str):
+    """A value already rendered the way the API server prints it (Go's %#v of a struct)."""
+
+
 def render_value(value: object) -> str:
     """A bad value as the API server prints it: %q for strings, %v for numbers/bools, JSON otherwise."""
+    if isinstance(value, _Raw):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -455,12 +473,15 @@ class _Checker:
         )
 
     def gate(self, flag: str, path: str) -> bool:
-        """True if the gate is on; else a Forbidden finding (the API server would drop the field)."""
+        """True if the gate is on; else a Forbidden warning: the API server drops the field (no error), and
+        the caller validates and stores the object without it."""
         if getattr(self.features, flag):
             return True
-        self.forbidden(
+        self.add(
             path,
+            "Forbidden",
             f"the {GATE_NAMES[flag]} feature gate is disabled; the API server would silently drop this field",
+            severity="warning",
         )
         return False
 
@@ -824,7 +845,8 @@ def _has_list_values(attr: r.DeviceAttribute) -> bool:
 
 
 class _SliceChecker(_Checker):
-    def resource_slice(self, s: r.ResourceSlice) -> None:
+    def resource_slice(self, s: r.ResourceSlice) -> r.ResourceSlice:
+        """Validate a slice; returns it as the API server stores it (fields of disabled gates dropped)."""
         self.metadata(s.metadata, namespaced=False)
         spec = s.spec
         path = "spec"
@@ -930,6 +952,9 @@ class _SliceChecker(_Checker):
             self.partition_type_attribute(partition_type, spec.driver, devices, path)
         if skip_ops is not None:
             self.skip_node_operations(skip_ops, _child(path, "skipNodeOperations"))
+        return _struct_replace(s, spec=_struct_replace(
+            spec, per_device_node_selection=per_device, shared_counters=shared_counters,
+            partition_type_attribute=partition_type, skip_node_operations=skip_ops, devices=devices))
 
     def _drop_device_fields(self, d: r.Device, path: str) -> r.Device:
         """Report gated device fields whose gate is off and return the device without them."""
@@ -1667,6 +1692,67 @@ class _ClaimChecker(_Checker):
         self.opaque_config(c.opaque, path)
 
 
+# --- pods (core/v1 validation of the fields DRA touches) -------------------------------------------
+
+
+def _go_ptr(value: str | None) -> str:
+    return "(*string)(nil)" if value is None else f"&{_go_quote(value)}"
+
+
+def _pod_claim_value(c: PodResourceClaim) -> _Raw:
+    """The entry as the API server prints it in these errors (Go's %#v of core.PodResourceClaim)."""
+    return _Raw(f"core.PodResourceClaim{{Name:{_go_quote(c.name)}, ResourceClaimName:{_go_ptr(c.resource_claim_name)}, "
+                f"ResourceClaimTemplateName:{_go_ptr(c.resource_claim_template_name)}}}")
+
+
+class _PodChecker(_Checker):
+    def pod_spec(self, spec: PodSpec, path: str) -> None:
+        claims_path = _child(path, "resourceClaims")
+        names: set[str] = set()
+        for i, c in enumerate(spec.resource_claims):
+            p = _index(claims_path, i)
+            if not c.name:
+                self.required(_child(p, "name"))
+            elif c.name in names:
+                self.duplicate(_child(p, "name"), c.name)
+            else:
+                self.dns_label(c.name, _child(p, "name"))
+                names.add(c.name)
+            if c.source is not None:
+                # `source` (1.26-1.30) was replaced by the two fields below in 1.31: a current API server does
+                # not know it (kubectl's strict field validation rejects it; without it the entry names no claim).
+                self.add(_child(p, "source"), "Forbidden", "field was removed in Kubernetes 1.31: "
+                         "resourceClaimName and resourceClaimTemplateName moved up one level")
+            if c.resource_claim_name is not None and c.resource_claim_template_name is not None:
+                self.add(p, "Invalid", "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
+                         "specified", _pod_claim_value(c))
+            elif c.resource_claim_name is None and c.resource_claim_template_name is None:
+                self.add(p, "Invalid", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+                         _pod_claim_value(c))
+            if c.resource_claim_name is not None:
+                self.dns_subdomain(c.resource_claim_name, _child(p, "resourceClaimName"))
+            if c.resource_claim_template_name is not None:
+                self.dns_subdomain(c.resource_claim_template_name, _child(p, "resourceClaimTemplateName"))
+        for field, containers in (("initContainers", spec.init_containers), ("containers", spec.containers)):
+            for i, container in enumerate(containers):
+                rpath = _child(_index(_child(path, field), i), "resources")
+                res = container.resources
+                for j, ref in enumerate(res.claims):
+                    if ref.name not in names:
+                        self.add(_child(_index(_child(rpath, "claims"), j), "name"), "NotSupported",
+                                 "must be one of the names in pod.spec.resourceClaims"
+                                 + ("" if names else " which are empty"), ref.name)
+                for key, request in res.requests.items():
+                    if not is_extended_resource_name(key):
+                        continue
+                    limit = res.limits.get(key)
+                    if limit is None:
+                        self.required(_child(rpath, "limits"), "Limit must be set for non overcommitable resources")
+                    elif _q_cmp(request, limit) != 0:
+                        self.invalid(_child(rpath, "requests"), _q_str(request),
+                                     f"must be equal to {key} limit of {_q_str(limit)}")
+
+
 # --- entry points ------------------------------------------------------------------------------------
 
 
@@ -1710,16 +1796,25 @@ def validate_object(
 ) -> list[Finding]:
     """The field errors the API server would report when the object is created (plus a few warnings).
 
-    Objects of kinds other than the five DRA kinds yield no findings. Feature-gated fields used while
-    their gate is off yield a Forbidden finding; the rest of the object is then validated as if the
-    field had been dropped, which is what the API server does.
+    Objects of kinds other than the five DRA kinds, Pods and workloads yield no findings. Feature-gated
+    fields used while their gate is off yield a Forbidden warning: the API server drops such a field
+    (no error) and validates the rest of the object without it.
     """
+    return store_object(obj, features=features, cel_checker=cel_checker)[1]
+
+
+def store_object(
+    obj: T, *, features: ValidationFeatures | None = None, cel_checker: CelChecker | None = None
+) -> tuple[T, list[Finding]]:
+    """`validate_object`'s findings and the object as the API server would store it: fields of disabled
+    feature gates dropped (the input is not modified)."""
     features = features or ValidationFeatures()
     cel_checker = cel_checker or default_cel_checker
+    stored: Any = obj
     if isinstance(obj, r.ResourceSlice):
         sc = _SliceChecker(object_ref("ResourceSlice", obj.metadata), features, cel_checker)
-        sc.resource_slice(obj)
-        return sc.findings
+        stored = sc.resource_slice(obj)
+        return stored, sc.findings
     if isinstance(obj, r.DeviceClass):
         c = _Checker(object_ref("DeviceClass", obj.metadata), features, cel_checker)
         c.metadata(obj.metadata, namespaced=False)
@@ -1731,28 +1826,41 @@ def validate_object(
             "spec.config",
         )
         ern = obj.spec.extended_resource_name
-        if (
-            ern is not None
-            and c.gate("extended_resource", "spec.extendedResourceName")
-            and not is_extended_resource_name(ern)
-        ):
-            c.invalid("spec.extendedResourceName", ern, "must be a valid extended resource name")
-        return c.findings
+        if ern is not None:
+            if not c.gate("extended_resource", "spec.extendedResourceName"):
+                stored = _struct_replace(obj, spec=_struct_replace(obj.spec, extended_resource_name=None))
+            elif not is_extended_resource_name(ern):
+                c.invalid("spec.extendedResourceName", ern, "must be a valid extended resource name")
+        return stored, c.findings
     if isinstance(obj, r.ResourceClaim):
         cc = _ClaimChecker(object_ref("ResourceClaim", obj.metadata), features, cel_checker)
         cc.metadata(obj.metadata, namespaced=True)
         spec = cc.claim_spec(obj.spec, "spec")
         if obj.status is not None:
             cc.claim_status(obj.status, spec, "status")
-        return cc.findings
+        if spec != obj.spec:
+            stored = _struct_replace(obj, spec=spec)
+        return stored, cc.findings
     if isinstance(obj, r.ResourceClaimTemplate):
         tc = _ClaimChecker(object_ref("ResourceClaimTemplate", obj.metadata), features, cel_checker)
         tc.metadata(obj.metadata, namespaced=True)
-        tc.claim_spec(obj.spec.spec, "spec.spec")
-        return tc.findings
+        spec = tc.claim_spec(obj.spec.spec, "spec.spec")
+        if spec != obj.spec.spec:
+            stored = _struct_replace(obj, spec=_struct_replace(obj.spec, spec=spec))
+        return stored, tc.findings
     if isinstance(obj, r.DeviceTaintRule):
-        return _device_taint_rule(obj, features, cel_checker)
-    return []
+        return stored, _device_taint_rule(obj, features, cel_checker)
+    if isinstance(obj, Pod):
+        pc = _PodChecker(object_ref("Pod", obj.metadata), features, cel_checker)
+        pc.metadata(obj.metadata, namespaced=True)
+        pc.pod_spec(obj.spec, "spec")
+        return stored, pc.findings
+    if isinstance(obj, Deployment | ReplicaSet | StatefulSet | Job):
+        wc = _PodChecker(object_ref(obj.KIND, obj.metadata), features, cel_checker)
+        wc.metadata(obj.metadata, namespaced=True)
+        wc.pod_spec(obj.spec.template.spec, "spec.template.spec")
+        return stored, wc.findings
+    return stored, []
 
 
 def _device_taint_rule(
@@ -1806,47 +1914,47 @@ def validate_objects(
     for obj in objs:
         findings.extend(validate_object(obj, features=features, cel_checker=cel_checker))
     slices = [o for o in objs if isinstance(o, r.ResourceSlice)]
-    findings.extend(_check_pools(slices, features))
+    findings.extend(check_pools(slices, features))
     namespaces = {o.metadata.name: o for o in objs if isinstance(o, Namespace)}
     if features.admin_access and namespaces:
         for o in objs:
-            if isinstance(o, r.ResourceClaim):
-                findings.extend(_check_admin_access(o, "ResourceClaim", o.spec, "spec", namespaces))
-            elif isinstance(o, r.ResourceClaimTemplate):
-                findings.extend(
-                    _check_admin_access(o, "ResourceClaimTemplate", o.spec.spec, "spec.spec", namespaces)
-                )
+            if isinstance(o, r.ResourceClaim | r.ResourceClaimTemplate):
+                findings.extend(check_admin_access(o, namespaces))
     return findings
 
 
-def _check_admin_access(
-    obj: r.ResourceClaim | r.ResourceClaimTemplate,
-    kind: str,
-    spec: r.ResourceClaimSpec,
-    path: str,
-    namespaces: dict[str, Namespace],
+def check_admin_access(
+    obj: r.ResourceClaim | r.ResourceClaimTemplate, namespaces: dict[str, Namespace], *, strict: bool = False
 ) -> list[Finding]:
+    """`adminAccess: true` needs the admin-access label on the object's Namespace. A Namespace not in
+    `namespaces` is skipped, or with `strict` taken as one without labels (as `default` is)."""
+    if isinstance(obj, r.ResourceClaim):
+        kind, spec, path = "ResourceClaim", obj.spec, "spec"
+    else:
+        kind, spec, path = "ResourceClaimTemplate", obj.spec.spec, "spec.spec"
     ns_name = obj.metadata.namespace or "default"
     ns = namespaces.get(ns_name)
-    if ns is None:
+    if ns is None and not strict:
         return []
     for i, req in enumerate(spec.devices.requests):
         if req.exactly is not None and req.exactly.admin_access:
-            if ns.metadata.labels.get(ADMIN_NAMESPACE_LABEL_KEY) == "true":
+            if ns is not None and ns.metadata.labels.get(ADMIN_NAMESPACE_LABEL_KEY) == "true":
                 return []
+            where = "" if ns is not None else (
+                f" (Namespace {ns_name} is not among the inputs: taken as one without that label)")
             return [
                 Finding(
                     object_ref(kind, obj.metadata),
                     f"{path}.devices.requests[{i}].exactly.adminAccess",
                     "Forbidden",
                     "admin access to devices requires the "
-                    f"`{ADMIN_NAMESPACE_LABEL_KEY}: true` label on the containing namespace",
+                    f"`{ADMIN_NAMESPACE_LABEL_KEY}: true` label on the containing namespace{where}",
                 )
             ]
     return []
 
 
-def _check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures) -> list[Finding]:
+def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures) -> list[Finding]:
     findings: list[Finding] = []
     pools: dict[tuple[str, str], list[r.ResourceSlice]] = {}
     for s in slices:

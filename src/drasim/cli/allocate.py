@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from drasim.allocator import Features
-from drasim.allocator.versions import features_for_version
+from drasim.allocator.versions import allocator_features
+from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.cli.scenarios import load_scenario_input, scenario_paths
 from drasim.errors import InputError
 from drasim.runner.check import check_steps
@@ -22,18 +23,18 @@ from drasim.runner.scenario import ScenarioError, run_scenario
 @click.option("--check", is_flag=True, help="Compare with each file's expect block; exit 1 on any mismatch.")
 @click.option("--features", "feature_flags", default=None,
               help="Override feature flags, e.g. 'prioritizedList=false,deviceTaints=true'.")
-@click.option("--kubernetes-version", default=None, type=click.Choice(["1.34", "1.35", "1.36", "1.37"]),
-              help="Run that release's allocator: its feature gates, except those the file sets in `features:`.")
+@profile_options(optional=True, help_text="Run that release's allocator: its feature gates (with --feature-gates), "
+                                          "except those the file sets in `features:`.")
 @click.option("--pretty", is_flag=True, help="Indent the JSON output.")
 def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
-             kubernetes_version: str | None, pretty: bool) -> None:
+             profile: ReleaseProfile | None, pretty: bool) -> None:
     """Run SCENARIO files (or directories, or - for stdin) and print one JSON object per scenario."""
     failed = 0
     total = 0
     for path, base in scenario_paths(list(scenarios)):
         sc, expect = load_scenario_input(path, stdin=sys.stdin)
-        if kubernetes_version:
-            sc.features = _release_features(kubernetes_version, sc.flags, path)
+        if profile is not None:
+            sc.features = _release_features(profile, sc.flags, path)
         if feature_flags:
             sc.features = _override(sc.features, feature_flags, path)
         try:
@@ -58,9 +59,9 @@ def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
             sys.exit(1)
 
 
-def _release_features(version: str, file_flags: dict[str, bool], source: str) -> Features:
-    """The release's gate defaults and code, with the scenario file's own `features:` on top."""
-    base = features_for_version(version)
+def _release_features(profile: ReleaseProfile, file_flags: dict[str, bool], source: str) -> Features:
+    """The release's gates and code, with the scenario file's own `features:` on top."""
+    base = allocator_features(profile)
     try:
         merged = Features.from_flags({**{k: getattr(base, a) for k, a in _FLAG_ATTRS.items()}, **file_flags})
     except ValueError as err:

@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from drasim.api.profile import RELEASES
+from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose
 
 __all__ = ["cluster_options", "doctor", "make_console", "render_table"]
@@ -49,8 +51,10 @@ def make_console() -> Console:
               help="Check a directory written by `drasim dump` instead of a cluster.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format.")
+@profile_options(RELEASES, optional=True, help_text="The release to assume when the cluster or dump does not say "
+                 "(a dump without cluster-info.yaml); --feature-gates: the gates the cluster overrides.")
 def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dump: str | None,
-           output: str) -> None:
+           output: str, profile: ReleaseProfile | None) -> None:
     """Check a cluster's DRA setup without changing anything (GET requests only): server version and the
     DRA feature gates it has, whether resource.k8s.io is served and in which versions, DeviceClasses and
     the devices they match, drivers and pools (complete or not), the attribute names and values drivers
@@ -59,6 +63,10 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
     Exit codes: 0 no errors (warnings possible), 1 errors found, 2 cannot connect or bad input.
     """
     snapshot = _snapshot(kubeconfig, context, timeout, from_dump)
+    if profile is not None:
+        if snapshot.server_version is None:
+            snapshot.server_version = f"v{profile.version}.0"
+        snapshot.feature_gates = dict(profile.overrides)
     report = diagnose(snapshot)
     if output == "json":
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))

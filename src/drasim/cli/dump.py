@@ -6,7 +6,9 @@ from collections import Counter
 
 import click
 
+from drasim.api.profile import RELEASES
 from drasim.cli.doctor import cluster_options
+from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.sources.dump import DUMP_FILES, write_dump
 from drasim.sources.live import read_cluster
 
@@ -20,8 +22,10 @@ __all__ = ["dump"]
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="File format (JSON reads faster for clusters with thousands of slices).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing, non-empty DIR.")
+@profile_options(RELEASES, optional=True, help_text="The release to record when the server does not report "
+                 "its version.")
 def dump(kubeconfig: str | None, context: str | None, timeout: float, directory: str, fmt: str,
-         overwrite: bool) -> None:
+         overwrite: bool, profile: ReleaseProfile | None) -> None:
     """Save every DRA-relevant object of the cluster to DIR: ResourceSlices, DeviceClasses, ResourceClaims,
     ResourceClaimTemplates, DeviceTaintRules, Nodes, Namespaces and the Pods that use claims (all as
     resource.k8s.io/v1, whatever version the server serves), plus cluster-info.yaml (server version, served
@@ -31,6 +35,8 @@ def dump(kubeconfig: str | None, context: str | None, timeout: float, directory:
     Exit codes: 0 written, 2 cannot connect or bad input.
     """
     snapshot = read_cluster(kubeconfig, context, timeout=timeout)
+    if profile is not None and snapshot.server_version is None:
+        snapshot.server_version = f"v{profile.version}.0"
     written = write_dump(snapshot, directory, fmt="json" if fmt == "json" else "yaml", overwrite=overwrite)
     for warning in snapshot.warnings:
         click.echo(f"warning: {warning}", err=True)

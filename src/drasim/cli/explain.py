@@ -15,24 +15,22 @@ from typing import Any
 import click
 from rich.console import Console
 
-from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.allocator import AllocationError, Allocator, DeviceID, Features
-from drasim.allocator.versions import FEATURES_BY_VERSION, features_for_version
+from drasim.allocator.versions import allocator_features
 from drasim.api.core import Node
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
+from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
+from drasim.cli.options import profile_options
 from drasim.cluster import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
 from drasim.explain.render import render_text, to_dict
-from drasim.sources.files import load_paths
+from drasim.sources.inputs import read_inputs
 from drasim.sources.scenario import Scenario, load_scenario
 
 __all__ = ["explain"]
-
-_VERSIONS = list(FEATURES_BY_VERSION)
-
 
 def _split_ref(ref: str) -> tuple[str | None, str]:
     ns, sep, name = ref.partition("/")
@@ -72,10 +70,11 @@ def _ensure_nodes(state: ClusterState, names: Sequence[str]) -> None:
             state.nodes[name] = Node(metadata=ObjectMeta(name=name))
 
 
-def _scenario_state(sc: Scenario, step: int, version: str | None) -> tuple[ClusterState, list[Key], str]:
+def _scenario_state(sc: Scenario, step: int, profile: ReleaseProfile | None
+                    ) -> tuple[ClusterState, list[Key], str]:
     """The cluster as the scenario's step `step` (1-based) sees it: earlier steps run and committed."""
-    if version is not None:
-        features = features_for_version(version)
+    if profile is not None:
+        features = allocator_features(profile)
     else:
         try:
             features = Features.from_flags(sc.features)
@@ -128,13 +127,12 @@ def _console() -> Console:
               help="With --scenario: the step to explain, 1 = the first (default 1). Earlier steps run first.")
 @click.option("--node", "node_names", multiple=True, metavar="NODE",
               help="Only these nodes (repeatable). Default: every node (with --scenario: the step's node).")
-@click.option("--kubernetes-version", "version", type=click.Choice(_VERSIONS), default=None,
-              help=f"Allocator feature gates of this release (default {DEFAULT_KUBERNETES_VERSION}; "
-                   "with --scenario: the file's features).")
+@profile_options(optional=True, help_text="Feature gates and API versions of this release (with --scenario: "
+                                          "default the file's features).")
 @click.option("-o", "--output", type=click.Choice(["table", "wide", "json"]), default="table", show_default=True,
               help="table: grouped summary; wide: every node, device examples and details; json: everything.")
 def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario_path: str | None,
-            step: int | None, node_names: tuple[str, ...], version: str | None, output: str) -> None:
+            step: int | None, node_names: tuple[str, ...], profile: ReleaseProfile | None, output: str) -> None:
     """Explain why a ResourceClaim or Pod got its devices, or why it got none.
 
     For every node (nodes with the same answer are grouped) and every request and firstAvailable
@@ -161,7 +159,7 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
         sc = load_scenario(scenario_path)
         for warning in sc.warnings:
             click.echo(f"warning: {warning}", err=True)
-        state, keys, step_node = _scenario_state(sc, step or 1, version)
+        state, keys, step_node = _scenario_state(sc, step or 1, profile)
         nodes = nodes or [step_node]
         _ensure_nodes(state, nodes)
         if kind is None:
@@ -175,11 +173,11 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
             raise click.UsageError("give KIND and NAME with -f PATH, or use --scenario FILE")
         if not paths:
             raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -)")
-        loaded = load_paths(list(paths))
-        for warning in loaded.warnings:
+        profile = profile or profile_for()
+        inputs = read_inputs(list(paths), profile)
+        for warning in inputs.warning_lines() + inputs.rejection_lines():
             click.echo(f"warning: {warning}", err=True)
-        features = features_for_version(version or DEFAULT_KUBERNETES_VERSION)
-        state = ClusterState.from_objects(_defaulted(loaded.objects), features=features)
+        state = ClusterState.from_objects(inputs.objects, features=allocator_features(profile))
         ex = _explain_one(state, kind, name, nodes, None)
     if output == "json":
         click.echo(json.dumps(to_dict(ex), indent=2, ensure_ascii=False))

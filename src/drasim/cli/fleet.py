@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 from collections.abc import Sequence
@@ -12,8 +13,10 @@ import click
 from drasim import __version__
 from drasim.api import core
 from drasim.api import resource as r
+from drasim.api.admission import Submitted, admit
 from drasim.api.encode import to_json, to_yaml
 from drasim.api.kinds import KubeObject
+from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.errors import InputError
 from drasim.fleet.catalog import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
 from drasim.fleet.generate import (
@@ -54,9 +57,10 @@ _MODEL_FIELDS = ("product_name", "architecture", "brand", "cuda_compute_capabili
               help="Output format.")
 @click.option("--output-dir", type=click.Path(file_okay=False), default=None,
               help="Write deviceclasses, nodes and resourceslices files into DIR instead of stdout.")
+@profile_options(help_text="Warn about what the API server of this release would drop or reject in the output.")
 def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin: bool, driver_version: str,
           cuda_driver_version: str | None, seed: int, list_models: bool, output: str,
-          output_dir: str | None) -> None:
+          output_dir: str | None, profile: ReleaseProfile) -> None:
     """Generate Nodes, ResourceSlices and DeviceClasses for real NVIDIA GPU models, shaped as the NVIDIA
     DRA driver (gpu.nvidia.com) publishes them. The output passes `drasim validate` and feeds the
     simulator directly. Values from unverified catalog entries are listed in a comment header (YAML)
@@ -93,6 +97,10 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
         click.echo(_yaml(result.objects, header), nl=False)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    # What the target release would do with the output (fields of disabled gates dropped, ...).
+    admission = admit([Submitted(copy.deepcopy(o), "fleet") for o in result.objects], profile)
+    for _, f in admission.findings:
+        click.echo(f"warning: {f.obj}: {f}", err=True)
     if result.unverified:
         models = sorted({line.split(":", 1)[0].split(" ", 1)[0] for line in result.unverified})
         text = (f"warning: the output uses unverified or estimated catalog values for {', '.join(models)}")

@@ -8,24 +8,16 @@ import sys
 
 import click
 
-from drasim import DEFAULT_KUBERNETES_VERSION
-from drasim.cli.options import filename_option
+from drasim.api.profile import SIMULATED
+from drasim.cli.options import ReleaseProfile, demo_profile, filename_option, profile_options
 from drasim.demo import demo_paths
-from drasim.errors import DrasimError
 from drasim.lint import RULES, LintFinding, lint_objects
-from drasim.lint.versions import LINT_VERSIONS, normalize_lint_version
-from drasim.sources.files import load_paths
+from drasim.lint.versions import LINT_VERSIONS
+from drasim.sources.inputs import read_inputs
 
 __all__ = ["lint"]
 
 _SEVERITY_COLOURS = {"error": "red", "warning": "yellow"}
-
-
-def _version(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    try:
-        return normalize_lint_version(value)
-    except DrasimError as err:
-        raise click.BadParameter(str(err)) from None
 
 
 def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -37,15 +29,7 @@ def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
 
 @click.command("lint")
 @filename_option()
-@click.option(
-    "--kubernetes-version",
-    "version",
-    default=DEFAULT_KUBERNETES_VERSION,
-    show_default=True,
-    callback=_version,
-    metavar="|".join(LINT_VERSIONS),
-    help="Check against the default feature gates of this release.",
-)
+@profile_options(LINT_VERSIONS, help_text="Check against the feature gates and API versions of this release.")
 @click.option(
     "-o",
     "--output",
@@ -56,7 +40,8 @@ def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
 )
 @click.option("--skip", multiple=True, metavar="RULE", callback=_rules, help="Leave out a rule. Repeatable.")
 @click.option("--list-rules", is_flag=True, help="Describe every rule and exit.")
-def lint(paths: tuple[str, ...], version: str, output: str, skip: tuple[str, ...], list_rules: bool) -> None:
+def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, skip: tuple[str, ...],
+         list_rules: bool) -> None:
     """Find what bites DRA users before it reaches a cluster: everything `drasim validate` reports, plus
     taint rules that hit every device, selectors reading attributes no device publishes or matching
     nothing, MIG profiles the fleet lacks, shared extended resource names, firstAvailable in replicated
@@ -66,15 +51,19 @@ def lint(paths: tuple[str, ...], version: str, output: str, skip: tuple[str, ...
     if list_rules:
         _print_rules(output, colour)
         return
-    loaded = load_paths(list(paths) or demo_paths())
-    for warning in loaded.warnings:
+    if not paths:
+        profile = demo_profile(profile)
+    # Before 1.34 there is no resource.k8s.io/v1: objects are linted as if converted to that release's version.
+    inputs = read_inputs(list(paths) or demo_paths(), profile, check_versions=profile.version in SIMULATED)
+    for warning in inputs.load_warnings:
         click.echo(f"warning: {warning}", err=True)
-    findings = lint_objects(loaded.objects, version=version, sources=loaded.sources, skip=skip)
+    findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip)
     errors = sum(1 for f in findings if f.severity == "error")
     if output == "json":
         click.echo(json.dumps([f.to_json() for f in findings], indent=2))
     else:
-        _print_table(findings, len(loaded.objects), len(set(loaded.sources)), version, errors, colour)
+        n_objects = len(inputs.objects) + len(inputs.admission.rejected)
+        _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
     if errors:
         # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False.
         sys.exit(1)
@@ -83,7 +72,7 @@ def lint(paths: tuple[str, ...], version: str, output: str, skip: tuple[str, ...
 def _print_table(
     findings: list[LintFinding], n_objects: int, n_files: int, version: str, errors: int, colour: bool | None
 ) -> None:
-    click.echo(f"Linted {n_objects} object(s) from {n_files} file(s) for Kubernetes {version}.")
+    click.echo(f"Linted {n_objects} object(s) from {n_files} file(s) for {version}.")
     if not findings:
         click.echo("No problems found.")
         return

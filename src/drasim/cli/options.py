@@ -1,11 +1,16 @@
-"""Options shared by the commands that read manifests (`-f` like kubectl)."""
+"""Options shared by the commands: `-f` like kubectl, and the release profile (`--kubernetes-version`,
+`--feature-gates`) like the real components."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import click
+
+from drasim.api.profile import DEFAULT_VERSION, SIMULATED, ReleaseProfile, profile_for
+from drasim.errors import DrasimError
 
 FILENAME_HELP = "File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster."
 
@@ -13,3 +18,48 @@ FILENAME_HELP = "File, directory (read recursively) or - for stdin. Repeatable. 
 def filename_option(help_text: str = FILENAME_HELP) -> Callable[[Any], Any]:
     """`-f/--filename PATH` (repeatable), stored as `paths`."""
     return click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", help=help_text)
+
+
+def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = False,
+                    help_text: str = "Feature gates and API versions of this release.") -> Callable[[Any], Any]:
+    """`--kubernetes-version` and `--feature-gates`, passed to the command as `profile` (a ReleaseProfile).
+
+    With `optional`, `profile` is None when neither option is given (the command has its own default,
+    e.g. a scenario file's features)."""
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, kubernetes_version: str | None, feature_gates: str | None, **kwargs: Any) -> Any:
+            if optional and kubernetes_version is None and feature_gates is None:
+                kwargs["profile"] = None
+            else:
+                try:
+                    kwargs["profile"] = profile_for(kubernetes_version or DEFAULT_VERSION, feature_gates,
+                                                    releases=releases)
+                except DrasimError as err:
+                    raise click.BadParameter(err.message) from None
+            return fn(*args, **kwargs)
+
+        wrapper = click.option(
+            "--feature-gates", "feature_gates", default=None, metavar="Name=true|false,...",
+            help="Override DRA feature gates of the release, as the real components' --feature-gates "
+                 "(e.g. DRADeviceTaintRules=true).")(wrapper)
+        wrapper = click.option(
+            "--kubernetes-version", "kubernetes_version", default=None if optional else DEFAULT_VERSION,
+            show_default=not optional, metavar="|".join(releases),
+            help=help_text + ("" if not optional else f" Default {DEFAULT_VERSION}."))(wrapper)
+        return wrapper
+
+    return decorate
+
+
+def demo_profile(profile: ReleaseProfile) -> ReleaseProfile:
+    """The profile for the bundled demo: its cluster runs DeviceTaintRules (the gate serving them is on,
+    as a platform team would set it), unless the user set that gate."""
+    gate = profile.taint_rule_gate()
+    if gate in profile.overrides or profile.stage(gate) == "-":
+        return profile
+    return profile_for(profile.version, {**profile.overrides, gate: True}, releases=(profile.version,))
+
+
+__all__ = ["FILENAME_HELP", "ReleaseProfile", "demo_profile", "filename_option", "profile_options"]

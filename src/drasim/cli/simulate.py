@@ -13,11 +13,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from drasim import DEFAULT_KUBERNETES_VERSION
-from drasim.allocator.versions import features_for_version
+from drasim.allocator.versions import allocator_features
 from drasim.api.encode import encode_object, yaml_documents
+from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
-from drasim.cli.options import filename_option
+from drasim.cli.options import demo_profile, filename_option, profile_options
 from drasim.demo import demo_paths
 from drasim.errors import InputError
 from drasim.sim.engine import SimulationOptions, SimulationResult
@@ -32,56 +32,21 @@ from drasim.sim.report import (
     scores_document,
     workload_mix,
 )
-from drasim.sim.timeline import Timeline, find_timelines, parse_duration, resolve_files
-from drasim.sources.files import EXTENSIONS, load_paths, parse_yaml
-
-VERSIONS = ["1.34", "1.35", "1.36", "1.37"]
+from drasim.sim.timeline import Timeline, parse_duration
+from drasim.sources.inputs import read_inputs
 
 
-def _files(paths: list[str]) -> list[str]:
-    out: list[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                out += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(EXTENSIONS)]
-        elif path != "-":
-            out.append(path)
-    return out
-
-
-def _timelines(paths: list[str], stdin_text: str | None) -> list[Timeline]:
-    """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded."""
-    found: list[Timeline] = []
-    sources = []
-    for path in _files(paths):
-        with open(path, encoding="utf-8-sig") as f:
-            sources.append((path, f.read()))
-    if stdin_text is not None:
-        sources.append(("-", stdin_text))
-    for source, text in sources:
-        if "Timeline" not in text:
-            continue
-        found += find_timelines(parse_yaml(text, source=source), source=source)
-    return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
-
-
-def load_inputs(paths: list[str]) -> tuple[list[Any], list[Timeline], list[str]]:
-    """Objects, timelines and load warnings (timeline documents are not warned about)."""
-    stdin_text = sys.stdin.read() if "-" in paths else None
-    loaded = load_paths([p for p in paths if p != "-"])
-    objects, warnings = list(loaded.objects), list(loaded.warnings)
-    if stdin_text is not None:
-        from drasim.sources.files import load_bytes
-        objects += load_bytes(stdin_text.encode(), source="-").objects
-    warnings = [w for w in warnings if "Timeline" not in w]
-    return objects, _timelines(paths, stdin_text), warnings
+def load_inputs(paths: list[str], profile: ReleaseProfile | None = None) -> tuple[list[Any], list[Timeline], list[str]]:
+    """Admitted objects, timelines (their objects admitted too) and warnings (rejections included).
+    Default profile: the demo's (1.36 with DeviceTaintRules served)."""
+    inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True)
+    return inputs.objects, inputs.timelines, inputs.warning_lines() + inputs.rejection_lines()
 
 
 @click.command("simulate")
 @filename_option("Files, directories or - (stdin). Repeatable. Default: the bundled demo cluster and workloads.")
-@click.option("--kubernetes-version", "version", type=click.Choice(VERSIONS), default=DEFAULT_KUBERNETES_VERSION,
-              show_default=True, help="Feature gates of this release.")
+@profile_options()
+@click.option("--strict", is_flag=True, help="Exit 1 when the API server would reject any input object.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of every documented tie-break (top-scored nodes, generated names).")
 @click.option("--score-all-nodes", is_flag=True, help="Turn off node sampling (percentageOfNodesToScore).")
@@ -92,8 +57,8 @@ def load_inputs(paths: list[str]) -> tuple[list[Any], list[Timeline], list[str]]
 @click.option("--report", "report_path", default=None, metavar="FILE.html",
               help="Also write a self-contained HTML report (devices per node, fallback mix, pending pods, "
                    "timeline).")
-def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_nodes: bool, horizon: str,
-                 output: str, fail_on_pending: bool, report_path: str | None) -> None:
+def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, seed: int, score_all_nodes: bool,
+                 horizon: str, output: str, fail_on_pending: bool, report_path: str | None) -> None:
     """Simulate DRA scheduling: where every pod lands, which devices each claim gets through which
     firstAvailable alternative, which pods stay Pending and exactly why, and what taint rules do over
     time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending."""
@@ -101,18 +66,25 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
         horizon_td = parse_duration(horizon)
     except ValueError as err:
         raise InputError(f"--horizon: {err}") from None
-    objects, timelines, warnings = load_inputs(list(paths) or demo_paths())
-    options = SimulationOptions(features=features_for_version(version), seed=seed,
+    if not paths:
+        profile = demo_profile(profile)
+    inputs = read_inputs(list(paths) or demo_paths(), profile, timelines=True)
+    options = SimulationOptions(features=allocator_features(profile), seed=seed,
                                 score_all_nodes=score_all_nodes, horizon=horizon_td,
-                                extended_resources=version not in ("1.34", "1.35"))
-    result = run_simulation(objects, timelines, options)
+                                extended_resources=profile.extended_resources)
+    result = run_simulation(inputs.objects, inputs.timelines, options)
+    result.rejected = list(inputs.admission.rejected)  # type: ignore[attr-defined]  # read by the report
     if report_path is not None:
         from drasim.report import write_report
-        write_report(result, report_path, subtitle=f"Kubernetes {version}, seed {seed}, "
+        write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "
                      f"{', '.join(paths) or 'the bundled demo'}")
     lines = pod_lines(result)
-    for w in warnings:
+    for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
+    rejected = inputs.rejection_lines()
+    if rejected and output in ("yaml", "json"):
+        for line in rejected:
+            click.echo(f"rejected at admission: {line}", err=True)
     if output in ("yaml", "json"):
         state = result.state
         # Evicted pods as they were when deleted (terminating, DisruptionTarget set) unless replaced since.
@@ -127,6 +99,13 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
             click.echo(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2, default=str))
     else:
         _render(result, lines, wide=output == "wide")
+        if rejected:
+            click.echo(f"\nRejected at admission ({len(inputs.admission.rejected)} object(s); the API server of "
+                       f"{profile.describe()} would refuse them, so they are not simulated):")
+            for line in rejected:
+                click.echo(f"  {line}")
+    if strict and rejected:
+        sys.exit(1)
     if fail_on_pending and any(line.status == "Pending" for line in lines):
         sys.exit(1)
 

@@ -5,19 +5,23 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import click
 
+from drasim.allocator.versions import allocator_features
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
+from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.cluster.state import ClusterState
 from drasim.controllers.devicetaint import PodImpact, rule_impact, rule_status, selected_devices
 from drasim.controllers.resourceclaim import POD_CLAIM_NAME_ANNOTATION
 from drasim.errors import InputError
 from drasim.sources.files import load_paths
+from drasim.sources.inputs import read_inputs
 
 __all__ = ["taint"]
 
@@ -35,11 +39,12 @@ def taint() -> None:
 @click.argument("rule_path", metavar="RULE.yaml")
 @click.option("-f", "--filename", "paths", multiple=True, required=True, metavar="PATH",
               help="Cluster objects: file, directory (read recursively) or - for stdin. Repeatable.")
+@profile_options()
 @click.option("--effect", type=click.Choice(["None", "NoExecute"]), default="None", show_default=True,
               help="NoExecute also prints the status NoExecute would get and the eviction timeline.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format.")
-def dry_run(rule_path: str, paths: tuple[str, ...], effect: str, output: str) -> None:
+def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, effect: str, output: str) -> None:
     """Print the message the eviction controller writes for RULE.yaml with effect None (its one-time dry
     run), then the devices the rule selects and the pods NoExecute would evict, by namespace, with the
     delay their tolerations give.
@@ -52,9 +57,13 @@ def dry_run(rule_path: str, paths: tuple[str, ...], effect: str, output: str) ->
     DeviceTaintRule (also for usage errors); 1 any other error.
     """
     rule = _read_rule(rule_path)
-    loaded = load_paths(list(paths))
-    state = ClusterState.from_objects(loaded.objects)
+    inputs = read_inputs(list(paths), profile)
+    loaded = _Loaded(inputs.warning_lines() + inputs.rejection_lines())
+    state = ClusterState.from_objects(inputs.objects, features=allocator_features(profile))
     notes = _complete_pods(state)
+    if not profile.gate(profile.taint_rule_gate()):
+        notes.insert(0, f"{profile.describe()} does not serve DeviceTaintRules: the {profile.taint_rule_gate()} "
+                        "feature gate is off (see --feature-gates)")
     if rule.spec.device_selector is None:
         notes.insert(0, "the rule has no deviceSelector: it taints nothing (an empty selector {} selects "
                         "every device)")
@@ -80,6 +89,11 @@ def dry_run(rule_path: str, paths: tuple[str, ...], effect: str, output: str) ->
     for warning in loaded.warnings:
         click.echo(f"warning: {warning}", err=True)
     _print_table(rule, condition.message or "", published, allocated, impact, stubs, notes, no_execute)
+
+
+@dataclass
+class _Loaded:
+    warnings: list[str]
 
 
 def _read_rule(path: str) -> DeviceTaintRule:

@@ -10,14 +10,12 @@ from dataclasses import dataclass, field
 
 import click
 
-from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api import resource as r
 from drasim.api.meta import object_ref
-from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, validate_objects
-from drasim.api.versions import SUPPORTED_VERSIONS, validation_features
-from drasim.cli.options import filename_option
+from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, check_pools
+from drasim.cli.options import ReleaseProfile, demo_profile, filename_option, profile_options
 from drasim.demo import demo_paths
-from drasim.sources.files import load_paths
+from drasim.sources.inputs import read_inputs
 
 __all__ = ["validate"]
 
@@ -42,14 +40,7 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
 
 @click.command("validate")
 @filename_option()
-@click.option(
-    "--kubernetes-version",
-    "version",
-    type=click.Choice(SUPPORTED_VERSIONS),
-    default=DEFAULT_KUBERNETES_VERSION,
-    show_default=True,
-    help="Validate with the default feature gates of this release.",
-)
+@profile_options(help_text="Validate with the feature gates and API versions of this release.")
 @click.option(
     "-o",
     "--output",
@@ -58,21 +49,35 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
     show_default=True,
     help="Output format.",
 )
-def validate(paths: tuple[str, ...], version: str, output: str) -> None:
+def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str) -> None:
     """Report what the API server would reject in ResourceSlices, DeviceClasses, ResourceClaims,
-    ResourceClaimTemplates and DeviceTaintRules, plus cross-object problems (missing counter sets,
-    admin access without the namespace label). Exits 1 when there are errors."""
-    loaded = load_paths(list(paths) or demo_paths())
-    features = validation_features(version)
-    findings = validate_objects(loaded.objects, features=features)
+    ResourceClaimTemplates, DeviceTaintRules and the DRA fields of Pods and workloads (API versions the
+    release does not serve included), plus cross-object problems (missing counter sets, admin access
+    without the namespace label). Fields the API server silently drops (feature gate off), versions it
+    only serves with --runtime-config and objects defined twice are warnings. Exits 1 when there are
+    errors."""
+    if not paths:
+        profile = demo_profile(profile)
+    inputs = read_inputs(list(paths) or demo_paths(), profile)
+    admission = inputs.admission
+    features = profile.validation_features()
+    version = profile.describe()
+    slices = [o for o in admission.objects if isinstance(o, r.ResourceSlice)]
+    sourced: list[tuple[str | None, Finding]] = [*admission.findings,
+                                                 *((None, f) for f in check_pools(slices, features))]
+    findings = [f for _, f in sourced]
 
     sources: dict[str, str] = {}
-    for obj, source in zip(loaded.objects, loaded.sources, strict=False):
+    for obj, source in zip(admission.objects, admission.sources, strict=True):
         sources.setdefault(_ref(obj), source)
+    for where, f in sourced:
+        if where is not None:
+            sources.setdefault(f.obj, where)
 
-    kinds = Counter(getattr(o, "KIND", type(o).__name__) for o in loaded.objects)
+    read = [*admission.objects, *(o for _, o in admission.rejected_written)]
+    kinds = Counter(getattr(o, "KIND", type(o).__name__) for o in read)
     drivers: dict[str, _DriverSummary] = {}
-    for o in loaded.objects:
+    for o in admission.objects:
         if isinstance(o, r.ResourceSlice):
             d = drivers.setdefault(o.spec.driver, _DriverSummary())
             d.pools.add(o.spec.pool.name)
@@ -86,9 +91,10 @@ def validate(paths: tuple[str, ...], version: str, output: str) -> None:
         click.echo(
             json.dumps(
                 {
-                    "kubernetesVersion": version,
+                    "kubernetesVersion": profile.version,
                     "featureGates": _enabled_gates(features),
-                    "files": sorted(set(loaded.sources)),
+                    "files": inputs.files,
+                    "rejected": len(admission.rejected),
                     "objects": dict(sorted(kinds.items())),
                     "drivers": {
                         name: {
@@ -101,16 +107,17 @@ def validate(paths: tuple[str, ...], version: str, output: str) -> None:
                     },
                     "errors": errors,
                     "warnings": warnings,
-                    "loadWarnings": loaded.warnings,
+                    "loadWarnings": inputs.load_warnings,
                     "findings": [_finding_json(f, sources.get(f.obj)) for f in findings],
                 },
                 indent=2,
             )
         )
     else:
-        for warning in loaded.warnings:
+        for warning in inputs.load_warnings:
             click.echo(f"warning: {warning}", err=True)
-        _print_table(loaded.sources, kinds, drivers, findings, sources, version, errors, warnings)
+        _print_table(inputs.files, kinds, drivers, findings, sources, version, errors, warnings,
+                     len(admission.rejected))
     if errors:
         # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False, where an
         # Exit's code is returned rather than used.
@@ -139,11 +146,13 @@ def _print_table(
     version: str,
     errors: int,
     warnings: int,
+    rejected: int = 0,
 ) -> None:
     n_files = len(set(files))
     click.echo(
         f"Read {sum(kinds.values())} object(s) from {n_files} file(s); "
-        f"validated with Kubernetes {version} feature gates."
+        f"validated with {version} feature gates"
+        + (f"; {rejected} rejected." if rejected else ".")
     )
     if kinds:
         click.echo("")

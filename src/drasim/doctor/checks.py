@@ -13,6 +13,7 @@ from drasim.api import resource as r
 from drasim.api.convert import CONVERTIBLE_VERSIONS
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
+from drasim.api.profile import GATES, RELEASES
 from drasim.api.quantity import Quantity
 from drasim.cel import CelCompileError, CelRuntimeError, compile_selector
 from drasim.cluster.taintrules import rule_selects
@@ -23,46 +24,12 @@ __all__ = ["FEATURE_GATES", "AttributeInfo", "ClassInfo", "ClusterSnapshot", "Do
 
 Severity = Literal["ok", "warn", "error"]
 
-# Releases drasim simulates (its allocator and API rules); the doctor reads older clusters too.
-SIMULATED = ("1.34", "1.35", "1.36", "1.37")
 # How many distinct values of one attribute the inventory lists before summarising.
 MAX_VALUES = 8
 
-# Gate maturity per release, spec §8 (columns 1.30 .. 1.37). "-" absent, "A" alpha (off), "B-"/"B+" beta
-# off/on, "GA" on, "GA*" on and locked.
-_RELEASES = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
-FEATURE_GATES: dict[str, tuple[tuple[str, ...], str]] = {
-    "DynamicResourceAllocation": (("A", "A", "B-", "B-", "GA", "GA*", "GA*", "GA*"),
-                                  "core DRA: ResourceClaims, DeviceClasses, ResourceSlices, the scheduler plugin"),
-    "DRAAdminAccess": (("-", "-", "A", "A", "B+", "B+", "GA*", "GA*"),
-                       "adminAccess requests (monitoring devices that are in use)"),
-    "DRAResourceClaimDeviceStatus": (("-", "-", "A", "B+", "B+", "B+", "B+", "GA*"),
-                                     "drivers report per-device status in the claim"),
-    "DRAPrioritizedList": (("-", "-", "-", "A", "B+", "B+", "GA", "GA*"),
-                           "firstAvailable: ordered alternatives in one request"),
-    "DRAPartitionableDevices": (("-", "-", "-", "A", "A", "A", "B+", "B+"),
-                                "shared counters: partitions (MIG) of one physical device"),
-    "DRADeviceTaints": (("-", "-", "-", "A", "A", "A", "B+", "GA"),
-                        "device taints and tolerations (and DeviceTaintRules before 1.35)"),
-    "DRADeviceTaintRules": (("-", "-", "-", "-", "-", "A", "B-", "GA"),
-                            "DeviceTaintRule objects (v1beta2 in 1.36, v1 in 1.37)"),
-    "DRAExtendedResource": (("-", "-", "-", "-", "A", "A", "B+", "GA*"),
-                            "extended resources (nvidia.com/gpu: 1) backed by a DeviceClass"),
-    "DRAConsumableCapacity": (("-", "-", "-", "-", "A", "A", "B+", "B+"),
-                              "devices shared by several claims, each consuming capacity"),
-    "DRADeviceBindingConditions": (("-", "-", "-", "-", "A", "A", "B+", "B+"),
-                                   "binding conditions: wait for devices to be attached before binding"),
-    "DRASchedulerFilterTimeout": (("-", "-", "-", "-", "B+", "B+", "B+", "B+"),
-                                  "a time limit on the scheduler's per-node allocation search"),
-    "DRAListTypeAttributes": (("-", "-", "-", "-", "-", "-", "A", "A"),
-                              "list-valued device attributes"),
-    "DRANodeAllocatableResources": (("-", "-", "-", "-", "-", "-", "A", "A"),
-                                    "devices that consume node-allocatable resources"),
-    "DRAWorkloadResourceClaims": (("-", "-", "-", "-", "-", "-", "A", "B-"),
-                                  "claims shared by the pods of a workload"),
-    "DRAFractionalCapacityRange": (("-", "-", "-", "-", "-", "-", "-", "B+"),
-                                   "fractional steps in consumable capacity ranges"),
-}
+# Gate maturity per release and what each gate is for: the release profile's table (api.profile).
+_RELEASES = RELEASES
+FEATURE_GATES: dict[str, tuple[tuple[str, ...], str]] = {name: (g.stages, g.about) for name, g in GATES.items()}
 
 _MATURITY_WORDS = {"A": "alpha", "B-": "beta", "B+": "beta", "GA": "GA", "GA*": "GA"}
 _VERSION_RE = re.compile(r"v?(\d+)\.(\d+)")
@@ -88,6 +55,7 @@ class ClusterSnapshot:
     server_version: str | None = None
     resource_versions: tuple[str, ...] | None = None
     read_versions: dict[str, str] = field(default_factory=dict)
+    feature_gates: dict[str, bool] = field(default_factory=dict)  # the cluster's --feature-gates, when known
     source: str = ""
     warnings: list[str] = field(default_factory=list)
 
@@ -298,8 +266,9 @@ def _minor_key(minor: str) -> tuple[int, int]:
     return int(major), int(rest)
 
 
-def features_for(minor: str | None) -> list[FeatureGate]:
-    """The DRA gates a release has (its defaults); releases after 1.37 get 1.37's table, before 1.30 none."""
+def features_for(minor: str | None, overrides: dict[str, bool] | None = None) -> list[FeatureGate]:
+    """The DRA gates a release has (its defaults, or `overrides`); releases after 1.37 get 1.37's table,
+    before 1.30 none."""
     if minor is None or _minor_key(minor) < (1, 30):
         return []
     column = _RELEASES.index(minor) if minor in _RELEASES else len(_RELEASES) - 1
@@ -308,7 +277,8 @@ def features_for(minor: str | None) -> list[FeatureGate]:
         state = row[column]
         if state == "-":
             continue
-        out.append(FeatureGate(name=name, maturity=_MATURITY_WORDS[state], enabled=state not in ("A", "B-"),
+        enabled = (overrides or {}).get(name, state not in ("A", "B-"))
+        out.append(FeatureGate(name=name, maturity=_MATURITY_WORDS[state], enabled=enabled,
                                locked=state == "GA*", about=about))
     return out
 
@@ -399,7 +369,7 @@ def diagnose(snapshot: ClusterSnapshot) -> DoctorReport:
     findings: list[Finding] = []
     findings += _check_version(snapshot.server_version, minor)
     findings += _check_api(snapshot, minor)
-    features = features_for(minor)
+    features = features_for(minor, snapshot.feature_gates)
     if features:
         on = [g.name for g in features if g.enabled]
         off = [g.name for g in features if not g.enabled]

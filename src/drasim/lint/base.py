@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from drasim.api import core
 from drasim.api import resource as r
 from drasim.api.meta import ObjectMeta, object_ref
+from drasim.api.profile import ReleaseProfile
 from drasim.api.validate import ValidationFeatures
 from drasim.cel import DeviceInput, device_input
 
@@ -119,11 +120,13 @@ class LintContext:
     templates: dict[tuple[str, str], r.ResourceClaimTemplate] = field(default_factory=dict)
     taint_rules: list[r.DeviceTaintRule] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
+    profile: ReleaseProfile | None = None  # the release with the user's --feature-gates (None: defaults)
 
     @classmethod
-    def build(cls, objects: Sequence[object], version: str, features: ValidationFeatures) -> LintContext:
+    def build(cls, objects: Sequence[object], version: str, features: ValidationFeatures,
+              profile: ReleaseProfile | None = None) -> LintContext:
         """Index `objects` (any kinds; those lint does not read are ignored)."""
-        ctx = cls(list(objects), version, features)
+        ctx = cls(list(objects), version, features, profile=profile)
         for o in ctx.objects:
             if isinstance(o, r.ResourceSlice):
                 ctx.slices.append(o)

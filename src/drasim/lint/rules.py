@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api import core
 from drasim.api import resource as r
-from drasim.api.validate import validate_objects
+from drasim.api.admission import Admission
+from drasim.api.profile import ReleaseProfile
+from drasim.api.validate import Finding, check_pools, validate_objects
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
 from drasim.lint.rules_cel import check_mig_profiles, check_selectors
 from drasim.lint.rules_features import check_features
@@ -242,25 +244,42 @@ def lint_objects(
     version: str = DEFAULT_KUBERNETES_VERSION,
     sources: Sequence[str] | None = None,
     skip: Sequence[str] = (),
+    profile: ReleaseProfile | None = None,
+    admission: Admission | None = None,
 ) -> list[LintFinding]:
     """Every rule of RULES over `objects`, for the default feature gates of Kubernetes `version`.
 
     `sources` (parallel to `objects`) names each object's file; `skip` lists rule ids to leave out.
+    With `profile` (the release plus --feature-gates) its gates decide. With `admission` (what the CLI
+    admitted), the rules judge the admitted objects as written and its findings are the api-validation
+    ones (rejected objects included); `objects` and `sources` are then ignored.
     Findings are ordered by object (input order), then path, rule and message: deterministic.
     """
-    version = normalize_lint_version(version)
-    features = lint_features(version)
-    ctx = LintContext.build(objects, version, features)
+    version = normalize_lint_version(profile.version if profile is not None else version)
+    features = profile.validation_features() if profile is not None else lint_features(version)
+    validation: list[tuple[str | None, Finding]]
+    if admission is not None:
+        objects, sources = admission.written, admission.sources
+        slices = [o for o in admission.objects if isinstance(o, r.ResourceSlice)]
+        validation = [*admission.findings, *((None, f) for f in check_pools(slices, features))]
+    else:
+        validation = [(None, f) for f in validate_objects(objects, features=features)]
+    ctx = LintContext.build(objects, version, features, profile)
     found: list[LintFinding] = []
     for check in _CHECKS:
         found.extend(check(ctx))
+    if admission is not None and admission.rejected_written:
+        # Why an object was rejected may be a feature its release lacks (a dropped field leaves it invalid).
+        rejected = LintContext.build([o for _, o in admission.rejected_written], version, features, profile)
+        source_by_ref = {ref_of(o): s for s, o in admission.rejected_written}
+        found += [replace(f, source=source_by_ref.get(f.obj)) for f in check_features(rejected)]
     superseded = {
         (f.obj, path, _SUPERSEDES[f.rule]) for f in found if f.rule in _SUPERSEDES for path in (f.path, *f.covers)
     }
-    for v in validate_objects(objects, features=features):
+    for source, v in validation:
         if any((v.obj, v.path, needle) in superseded for needle in _SUPERSEDES.values() if needle in v.message):
             continue
-        found.append(LintFinding("api-validation", v.severity, v.obj, v.path, v.body()))
+        found.append(LintFinding("api-validation", v.severity, v.obj, v.path, v.body(), source))
 
     order: dict[str, int] = {}
     source_of: dict[str, str] = {}
@@ -271,7 +290,7 @@ def lint_objects(
             source_of.setdefault(ref, sources[i])
     skipped = set(skip)
     out = [
-        LintFinding(f.rule, f.severity, f.obj, f.path, f.message, source_of.get(f.obj))
+        LintFinding(f.rule, f.severity, f.obj, f.path, f.message, source_of.get(f.obj, f.source))
         for f in found if f.rule not in skipped
     ]
     out.sort(key=lambda f: (order.get(f.obj, len(order)), f.obj, _path_key(f.path), f.rule, f.message))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drasim.api import resource as r
+from drasim.api.profile import ReleaseProfile
 from drasim.lint.base import LintContext, LintFinding, ref_of
 from drasim.lint.versions import gate_history, gate_stage
 
@@ -106,13 +107,16 @@ def check_features(ctx: LintContext) -> list[LintFinding]:
     for obj in ctx.objects:
         grouped: dict[tuple[str, str], list[str]] = {}
         for gate, path, what in feature_uses(obj):
-            if gate_stage(gate, ctx.version) not in ("B+", "GA"):
+            if gate == "DRADeviceTaintRules":  # served under DRADeviceTaints before 1.35
+                gate = ReleaseProfile(ctx.version).taint_rule_gate()
+            on = ctx.profile.gate(gate) if ctx.profile is not None else gate_stage(gate, ctx.version) in ("B+", "GA")
+            if not on:
                 grouped.setdefault((gate, what), []).append(path)
         for (gate, what), paths in grouped.items():
             stage = gate_stage(gate, ctx.version)
             state = {"": "which it does not have", "A": "alpha there, off by default",
                      "B-": "beta there but off by default"}[stage]
-            if gate == "DRADeviceTaintRules":
+            if isinstance(obj, r.DeviceTaintRule):
                 effect = "the API server does not serve DeviceTaintRules unless the gate and its API version are on"
             else:
                 effect = "the API server drops the field unless the gate is on, so the object does less than it says"

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
+from drasim.api.profile import GATES, normalize_version, profile_for
 from drasim.api.validate import ValidationFeatures
-from drasim.api.versions import FEATURES_BY_VERSION
-from drasim.errors import DrasimError
 
 __all__ = [
     "LINT_VERSIONS",
@@ -21,24 +18,11 @@ __all__ = [
 # Releases lint knows. Before 1.34 there is no resource.k8s.io/v1; objects are linted as if converted.
 LINT_VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
 
-# Stage of each gate in LINT_VERSIONS order: "" = not in that release, "A" = alpha (off by default),
-# "B-" = beta off by default, "B+" = beta on by default, "GA" = on.
+# Stage of each gate in LINT_VERSIONS order, from the release profile: "" = not in that release, "A" = alpha
+# (off by default), "B-" = beta off by default, "B+" = beta on by default, "GA" = on.
 _GATES: dict[str, tuple[str, ...]] = {
-    "DRAPrioritizedList": ("", "A", "B+", "B+", "GA", "GA"),
-    "DRAAdminAccess": ("A", "A", "B+", "B+", "GA", "GA"),
-    "DRAResourceClaimDeviceStatus": ("A", "B+", "B+", "B+", "B+", "GA"),
-    "DRAPartitionableDevices": ("", "A", "A", "A", "B+", "B+"),
-    "DRADeviceTaints": ("", "A", "A", "A", "B+", "GA"),
-    # 1.33/1.34 served DeviceTaintRule under the DRADeviceTaints alpha gate; its own gate came in 1.35.
-    "DRADeviceTaintRules": ("", "A", "A", "A", "B-", "GA"),
-    "DRAExtendedResource": ("", "", "A", "A", "B+", "GA"),
-    "DRAConsumableCapacity": ("", "", "A", "A", "B+", "B+"),
-    "DRADeviceBindingConditions": ("", "", "A", "A", "B+", "B+"),
-    "DRAListTypeAttributes": ("", "", "", "", "A", "A"),
-    "DRANodeAllocatableResources": ("", "", "", "", "A", "A"),
-    "DRAPartitionableDevicesType": ("", "", "", "", "", "A"),
-    "DRAOptionalNodeOperations": ("", "", "", "", "", "A"),
-    "DRAFractionalCapacityRange": ("", "", "", "", "", "B+"),
+    name: tuple({"-": "", "GA*": "GA"}.get(g.stage(v), g.stage(v)) for v in LINT_VERSIONS)
+    for name, g in GATES.items() if name != "DynamicResourceAllocation"
 }
 
 _STAGE_WORDS = {"A": "alpha", "B-": "beta (off by default)", "B+": "beta", "GA": "GA"}
@@ -72,39 +56,11 @@ def gate_history(gate: str) -> str:
     return ", ".join(parts)
 
 
-# ValidationFeatures flag -> the gate deciding it (binding conditions also need device status).
-_FLAG_GATES: dict[str, tuple[str, ...]] = {
-    "prioritized_list": ("DRAPrioritizedList",),
-    "partitionable_devices": ("DRAPartitionableDevices",),
-    "device_taints": ("DRADeviceTaints",),
-    "consumable_capacity": ("DRAConsumableCapacity",),
-    "admin_access": ("DRAAdminAccess",),
-    "device_binding_and_status": ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
-    "list_type_attributes": ("DRAListTypeAttributes",),
-    "extended_resource": ("DRAExtendedResource",),
-    "device_taint_rules": ("DRADeviceTaintRules",),
-    "fractional_capacity_range": ("DRAFractionalCapacityRange",),
-    "node_allocatable_resources": ("DRANodeAllocatableResources",),
-    "partitionable_devices_type": ("DRAPartitionableDevicesType",),
-    "optional_node_operations": ("DRAOptionalNodeOperations",),
-}
-
-
 def lint_features(version: str) -> ValidationFeatures:
-    """The API server's default gates for `version`: drasim's own profile where it has one (1.34+),
-    else derived from the table above."""
-    if version in FEATURES_BY_VERSION:
-        return FEATURES_BY_VERSION[version]
-    flags = {
-        flag: bool(gates) and all(gate_on(g, version) for g in gates) for flag, gates in _FLAG_GATES.items()
-    }
-    return ValidationFeatures(**flags)
+    """The API server's default gates for `version` (the release profile's)."""
+    return profile_for(version, releases=LINT_VERSIONS).validation_features()
 
 
 def normalize_lint_version(version: str) -> str:
     """`v1.36.2`, `1.36.0-rc.1` or `1.36` -> `1.36`; DrasimError for releases lint does not know."""
-    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?", version.strip())
-    minor = f"{m.group(1)}.{m.group(2)}" if m else ""
-    if minor not in LINT_VERSIONS:
-        raise DrasimError(f"unsupported Kubernetes version {version!r}; lint knows {', '.join(LINT_VERSIONS)}")
-    return minor
+    return normalize_version(version, LINT_VERSIONS)

@@ -30,11 +30,15 @@ class LoadResult:
     objects: list[KubeObject] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # parallel to `objects`
+    api_versions: list[str] = field(default_factory=list)  # parallel to `objects`: as written, before conversion
+    unserved: list[tuple[str, str, str, str]] = field(default_factory=list)  # (source, ref, apiVersion, kind)
 
     def add(self, result: DecodeResult, source: str) -> None:
         self.objects.extend(result.objects)
         self.sources.extend([source] * len(result.objects))
         self.warnings.extend(result.warnings)
+        self.api_versions.extend(result.api_versions)
+        self.unserved.extend((source, *u) for u in result.unserved)
 
 
 def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None) -> LoadResult:

@@ -1,0 +1,128 @@
+"""Manifests as every command reads them: files, directories and stdin decoded, then admitted for a release
+profile (api.admission), with the Timelines among them (their objects admitted too)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import IO, Any
+
+from drasim.api.admission import Admission, Submitted, admit
+from drasim.api.profile import ReleaseProfile
+from drasim.api.validate import Finding
+from drasim.sim.timeline import Apply, Timeline, find_timelines, resolve_files
+from drasim.sources.files import EXTENSIONS, LoadResult, load_bytes, load_paths, parse_yaml
+
+__all__ = ["Inputs", "admit_loaded", "read_inputs"]
+
+
+@dataclass
+class Inputs:
+    """The admitted objects (what a cluster of the profile would hold), the admission's findings, the
+    loader's warnings and the Timelines (apply actions hold admitted objects only)."""
+
+    admission: Admission
+    load_warnings: list[str] = field(default_factory=list)
+    timelines: list[Timeline] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def objects(self) -> list[Any]:
+        return self.admission.objects
+
+    @property
+    def sources(self) -> list[str]:
+        return self.admission.sources
+
+    def warning_lines(self) -> list[str]:
+        """Loader warnings and admission warnings, one sentence each, as commands print them on stderr."""
+        out = [w for w in self.load_warnings if "Timeline" not in w]
+        out += [_line(source, f) for source, f in self.admission.warnings()]
+        return out
+
+    def rejection_lines(self) -> list[str]:
+        """`FILE: KIND/NS/NAME: PATH: MESSAGE` for everything the API server would reject."""
+        return [_line(source, f) for source, f in self.admission.errors()]
+
+
+def _line(source: str, f: Finding) -> str:
+    return f"{source}: {f.obj}: {f}"
+
+
+def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions: bool = True) -> Admission:
+    """Admit what `load_paths` read."""
+    items = [Submitted(o, s, v) for o, s, v in zip(loaded.objects, loaded.sources, loaded.api_versions, strict=True)]
+    return admit(items, profile, unserved=loaded.unserved, check_versions=check_versions)
+
+
+def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any] | None = None,
+                timelines: bool = False, check_versions: bool = True) -> Inputs:
+    """Read `paths` (files, directories, `-` for stdin) and admit the objects for `profile`. With
+    `timelines`, Timeline documents are parsed too and the objects they apply admitted alongside."""
+    stdin_bytes: bytes | None = None
+    if "-" in paths:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data = stream.read()
+        stdin_bytes = data.encode() if isinstance(data, str) else data
+    loaded = load_paths([p for p in paths if p != "-"])
+    if stdin_bytes is not None:
+        loaded.add(load_bytes(stdin_bytes, source="-"), "-")
+    admission = admit_loaded(loaded, profile, check_versions=check_versions)
+    found = _timelines(paths, stdin_bytes) if timelines else []
+    if found:
+        found = _admit_timelines(found, admission, profile)
+    files = sorted(set(loaded.sources))
+    return Inputs(admission, list(loaded.warnings), found, files)
+
+
+def _files(paths: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                out += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(EXTENSIONS)]
+        elif path != "-":
+            out.append(path)
+    return out
+
+
+def _timelines(paths: Sequence[str], stdin_bytes: bytes | None) -> list[Timeline]:
+    """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded."""
+    found: list[Timeline] = []
+    texts: list[tuple[str, str]] = []
+    for path in _files(paths):
+        with open(path, encoding="utf-8-sig") as f:
+            texts.append((path, f.read()))
+    if stdin_bytes is not None:
+        texts.append(("-", stdin_bytes.decode("utf-8-sig", errors="replace")))
+    for source, text in texts:
+        if "Timeline" not in text:
+            continue
+        found += find_timelines(parse_yaml(text, source=source), source=source)
+    return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
+
+
+def _admit_timelines(timelines: list[Timeline], admission: Admission, profile: ReleaseProfile) -> list[Timeline]:
+    """Each apply action's objects through admission (their namespaces looked up among the inputs too)."""
+    from drasim.api.core import Namespace
+
+    namespaces = [o for o in admission.objects if isinstance(o, Namespace)]
+    out = []
+    for timeline in timelines:
+        events = []
+        for ev in timeline.events:
+            if isinstance(ev.action, Apply) and ev.action.objects:
+                source = f"{timeline.source}: {timeline.ref} {ev.path}"
+                items = [Submitted(ns, "", "") for ns in namespaces]
+                items += [Submitted(o, source) for o in ev.action.objects]
+                result = admit(items, profile)
+                admission.findings += [(s, f) for s, f in result.findings if s == source]
+                admission.rejected += [(s, ref) for s, ref in result.rejected if s == source]
+                kept = tuple(o for o, s in zip(result.objects, result.sources, strict=True) if s == source)
+                ev = replace(ev, action=replace(ev.action, objects=kept))
+            events.append(ev)
+        out.append(Timeline(name=timeline.name, source=timeline.source, events=events))
+    return out
