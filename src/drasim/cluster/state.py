@@ -11,7 +11,7 @@ from drasim.allocator import AllocatedState, DeviceID, Features
 from drasim.allocator.cache import SliceCache
 from drasim.allocator.celmatch import SelectorMemo
 from drasim.api.core import Deployment, Job, Namespace, Node, Pod, ReplicaSet, StatefulSet
-from drasim.api.defaults import default_claim, default_claim_spec
+from drasim.api.defaults import default_claim, default_claim_spec, default_pod
 from drasim.api.resource import (
     AllocationResult,
     DeviceClass,
@@ -108,6 +108,7 @@ class ClusterState:
             default_claim_spec(obj.spec.spec)
             self.templates[key_of(obj)] = obj
         elif isinstance(obj, Pod):
+            default_pod(obj)  # pods a workload creates go through the API server's defaulting too
             key = key_of(obj)
             self.pods[key] = obj
             self.arrival.setdefault(key, len(self.arrival))
