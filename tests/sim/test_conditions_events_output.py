@@ -38,7 +38,8 @@ def _items(tmp_path: Path, output: str = "json") -> list[dict[str, Any]]:
     drain = tmp_path / "drain.yaml"
     drain.write_text(DRAIN)
     args = [a for p in demo_paths() for a in ("-f", str(p))]
-    proc = _drasim("simulate", *args, "-f", str(drain), "-o", output)
+    # DeviceTaintRules are served only with their gate on in 1.36 (off by default).
+    proc = _drasim("simulate", *args, "-f", str(drain), "-o", output, "--feature-gates", "DRADeviceTaintRules=true")
     assert proc.returncode == 0, proc.stderr
     if output == "json":
         return json.loads(proc.stdout)["items"]  # type: ignore[no-any-return]
