@@ -6,10 +6,9 @@ import json
 
 import click
 
-from drasim import DEFAULT_KUBERNETES_VERSION
-from drasim.allocator.versions import features_for_version
-from drasim.cli.options import filename_option
-from drasim.cli.simulate import VERSIONS, load_inputs
+from drasim.allocator.versions import allocator_features
+from drasim.cli.options import ReleaseProfile, demo_profile, filename_option, profile_options
+from drasim.cli.simulate import load_inputs
 from drasim.demo import demo_paths
 from drasim.sim.capacity import DEFAULT_MAX, capacity
 from drasim.sim.engine import SimulationOptions
@@ -24,11 +23,10 @@ __all__ = ["capacity_cmd"]
               help="One Pod, Deployment, ReplicaSet, StatefulSet or Job, plus the claim templates it needs.")
 @click.option("--max", "max_replicas", type=click.IntRange(min=0), default=DEFAULT_MAX, show_default=True,
               help="Stop after this many replicas fit.")
-@click.option("--kubernetes-version", "version", type=click.Choice(VERSIONS), default=DEFAULT_KUBERNETES_VERSION,
-              show_default=True, help="Feature gates of this release.")
+@profile_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every documented tie-break.")
 @click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, version: str, seed: int,
+def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, profile: ReleaseProfile, seed: int,
                  output: str) -> None:
     """How many more replicas of a pod or workload fit on the cluster as it stands (its simulation run to
     the end, existing allocations respected), scheduled one at a time by the real scheduler and allocator,
@@ -41,12 +39,14 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
       drasim capacity -f cluster/ --workload inference.yaml
       24 more replicas fit: 16 via gpu/h100, 8 via gpu/a100-pair; the 25th fails: 0/9 nodes are ...
     """
-    objects, timelines, warnings = load_inputs(list(paths) or demo_paths())
+    if not paths:
+        profile = demo_profile(profile)
+    objects, timelines, warnings = load_inputs(list(paths) or demo_paths(), profile)
     loaded = load_paths([workload_path])
     for w in [*warnings, *loaded.warnings]:
         click.echo(f"warning: {w}", err=True)
-    options = SimulationOptions(features=features_for_version(version), seed=seed,
-                                extended_resources=version not in ("1.34", "1.35"))
+    options = SimulationOptions(features=allocator_features(profile), seed=seed,
+                                extended_resources=profile.extended_resources)
     result = capacity(objects, loaded.objects, timelines=timelines, options=options, max_replicas=max_replicas,
                       source=workload_path)
     if output == "json":
