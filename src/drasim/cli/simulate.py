@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import gc
 import os
 import sys
 from datetime import timedelta
@@ -10,14 +10,13 @@ from fractions import Fraction
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.allocator.versions import features_for_version
-from drasim.api.encode import encode_object, yaml_documents
+from drasim.api.encode import encode_object, json_document, yaml_documents
 from drasim.api.quantity import Quantity
 from drasim.cli.options import filename_option
+from drasim.cli.textout import TextOut
 from drasim.demo import demo_paths
 from drasim.errors import InputError
 from drasim.sim.engine import SimulationOptions, SimulationResult
@@ -105,7 +104,9 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
     options = SimulationOptions(features=features_for_version(version), seed=seed,
                                 score_all_nodes=score_all_nodes, horizon=horizon_td,
                                 extended_resources=version not in ("1.34", "1.35"))
+    _freeze_heap()
     result = run_simulation(objects, timelines, options)
+    _freeze_heap()
     if report_path is not None:
         from drasim.report import write_report
         write_report(result, report_path, subtitle=f"Kubernetes {version}, seed {seed}, "
@@ -124,9 +125,11 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
         if output == "yaml":
             click.echo(yaml_documents(items), nl=False)
         else:
-            click.echo(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2, default=str))
+            click.echo(json_document({"apiVersion": "v1", "kind": "List", "items": items}))
     else:
-        _render(result, lines, wide=output == "wide")
+        out = TextOut()
+        _render(result, lines, out, wide=output == "wide")
+        out.close()
     if fail_on_pending and any(line.status == "Pending" for line in lines):
         sys.exit(1)
 
@@ -134,10 +137,13 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
 simulate = simulate_cmd
 
 
-def _console() -> Console:
-    tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if tty else 200,
-                   no_color=not tty or "NO_COLOR" in os.environ)
+def _freeze_heap() -> None:
+    """Exempt what exists now (inputs, then the finished simulation) from full garbage collections until
+    the command ends: it lives that long anyway, and each full pass would walk all of it again."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and gc.get_freeze_count() == 0:
+        ctx.call_on_close(gc.unfreeze)
+    gc.freeze()
 
 
 def _num(value: Fraction) -> str:
@@ -155,37 +161,32 @@ def _ago(result: SimulationResult, when: Any) -> str:
     return f"+{h}h{m:02d}m{s:02d}s" if h else f"+{m}m{s:02d}s"
 
 
-def _breakdown(lines: list[PodLine]) -> Table | None:
+def _breakdown(lines: list[PodLine], out: TextOut) -> None:
     """Per pod, its top-scored nodes with each score plugin's weighted score (the last cycle)."""
     scored = [line for line in lines if line.score_plugins]
     if not scored:
-        return None
+        return
     plugins: list[str] = []
     for line in scored:
         for _node, _total, by_plugin in line.score_plugins[:3]:
             plugins += [p for p in by_plugin if p not in plugins]
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("POD", "NODE", "TOTAL", *plugins):
-        table.add_column(col, no_wrap=True, justify="left" if col in ("POD", "NODE") else "right")
-    for line in scored:
-        for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3]):
-            table.add_row(f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
-                          *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins))
-    return table
+    rows = [[f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
+             *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins)]
+            for line in scored for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3])]
+    out.line("\nScores per plugin (top 3 nodes of each pod's last cycle):")
+    out.table(["POD", "NODE", "TOTAL", *plugins], rows, no_wrap=["POD", "NODE", "TOTAL", *plugins],
+              right=["TOTAL", *plugins])
 
 
-def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> None:
-    console = _console()
+def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wide: bool) -> None:
     placed = sum(1 for line in lines if line.node)
     pending = [line for line in lines if line.status == "Pending"]
-    console.print(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
-                  f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"):
-        table.add_column(col, overflow="fold", no_wrap=col in ("POD", "NODE"))
+    out.line(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
+             f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
+    columns = ["POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"]
     if wide:
-        table.add_column("NODE SELECTOR", overflow="fold")
-        table.add_column("TOP SCORES", overflow="fold")
+        columns += ["NODE SELECTOR", "TOP SCORES"]
+    rows: list[list[str]] = []
     for line in lines:
         name = f"{line.key[0]}/{line.key[1]}"
         first = True
@@ -200,59 +201,53 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
             if wide:
                 cells += [claim.node_selector if claim else "",
                           " ".join(f"{n}={s}" for n, s in line.scores) if first else ""]
-            table.add_row(*cells)
+            rows.append(cells)
             first = False
-    console.print(table)
-    breakdown = _breakdown(lines) if wide else None
-    if breakdown is not None:
-        console.print("\nScores per plugin (top 3 nodes of each pod's last cycle):")
-        console.print(breakdown)
+    out.table(columns, rows, no_wrap=("POD", "NODE"))
+    if wide:
+        _breakdown(lines, out)
     if pending:
-        console.print("\nPending pods and why:")
+        out.line("\nPending pods and why:")
         for line in pending:
-            console.print(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
+            out.line(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
     mixes = workload_mix(lines)
     if mixes:
-        console.print("\nFallback mix per workload:")
+        out.line("\nFallback mix per workload:")
         for mix in mixes:
-            console.print(f"  {mix.line()}")
+            out.line(f"  {mix.line()}")
     pools = pool_usage(result.state)
     if pools:
-        console.print("\nPools:")
+        out.line("\nPools:")
         for pool in pools:
             counters = ""
             if pool.counters:
                 full = sum(1 for used, total in pool.counters.values() if total and used >= total)
                 counters = f"; {len(pool.counters)} counters, {full} exhausted"
-            console.print(f"  {pool.driver}/{pool.pool}: {pool.used}/{pool.devices} devices in use{counters}")
+            out.line(f"  {pool.driver}/{pool.pool}: {pool.used}/{pool.devices} devices in use{counters}")
             if wide:
                 for label, (used, total) in sorted(pool.counters.items()):
                     if used:
-                        console.print(f"      {label}: {_num(used)} of {_num(total)} consumed")
+                        out.line(f"      {label}: {_num(used)} of {_num(total)} consumed")
     # Scheduling failures repeat per attempt: their last message is under "Pending pods and why" (and in
     # the kubectl-style list of -o wide).
     notable = [e for e in result.events if e.reason not in ("Scheduled", "CreatedResourceClaim",
                                                              "ReservationAdded", "Created", "SuccessfulCreate",
                                                              "FailedScheduling")]
     if notable:
-        console.print("\nEvents:")
+        out.line("\nEvents:")
         for event in notable:
-            console.print(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
+            out.line(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
                           f"{event.message}")
     if wide:
         events = cluster_events(result)
         if events:
-            console.print("\nkubectl get events:")
-            table = Table(box=None, pad_edge=False, show_edge=False)
-            for col in ("NAMESPACE", "LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"):
-                table.add_column(col, overflow="fold", no_wrap=col != "MESSAGE")
-            for ev in events:
-                table.add_row(ev.namespace or "-", _ago(result, ev.last), ev.type, ev.reason, ev.object,
-                              str(ev.count), ev.message)
-            console.print(table)
+            out.line("\nkubectl get events:")
+            columns = ["NAMESPACE", "LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"]
+            out.table(columns, [[ev.namespace or "-", _ago(result, ev.last), ev.type, ev.reason, ev.object,
+                                 str(ev.count), ev.message] for ev in events], no_wrap=columns[:-1])
     rules = [r for r in result.state.taint_rules.values() if r.status and r.status.conditions]
     if rules:
-        console.print("\nDeviceTaintRules:")
+        out.line("\nDeviceTaintRules:")
         for rule in rules:
             for cond in rule.status.conditions if rule.status else []:
-                console.print(f"  {rule.metadata.name}: {cond.type}={cond.status} ({cond.reason}) {cond.message}")
+                out.line(f"  {rule.metadata.name}: {cond.type}={cond.status} ({cond.reason}) {cond.message}")
