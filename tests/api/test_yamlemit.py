@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drasim.api.yamlemit import dump_all
@@ -17,10 +17,11 @@ _TRICKY = st.sampled_from(["", "yes", "No", "ON", "null", "~", "1", "1.0", "0x1f
                            "2024-01-01", "0000:10:00.0", "a: b", "a #b", "- a", "-a", "a:", ":a", "'q'", '"q"',
                            "  a", "a ", "a\nb", "é", "\t", "<<", "=", "---", "...", "!t", "&a", "*a", "%", "@",
                            "`", "{", "}", "[", "]", ",", "?", "|", ">", "x" * 130, "9.0.0", "gpu-0", "a/b.c"])
-_TEXT = st.one_of(_TRICKY, st.text(max_size=12), st.from_regex(r"[A-Za-z][A-Za-z0-9_./-]{0,10}", fullmatch=True))
+_TEXT = st.one_of(_TRICKY, st.text(max_size=8),
+                  st.text(alphabet="abcXYZ019_./-", min_size=1, max_size=8).map(lambda s: "k" + s))
 _SCALAR = st.one_of(_TEXT, st.integers(), st.booleans(), st.none())
 _DATA = st.recursive(_SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                      st.dictionaries(_TEXT, inner, max_size=4)), max_leaves=25)
+                                                      st.dictionaries(_TEXT, inner, max_size=4)), max_leaves=12)
 
 
 def _pyyaml(docs: list[Any]) -> str:
@@ -28,13 +29,12 @@ def _pyyaml(docs: list[Any]) -> str:
                          width=1 << 16)
 
 
-@given(st.lists(st.dictionaries(_TEXT, _DATA, min_size=1, max_size=5), max_size=3))
-def test_same_bytes_as_pyyaml(docs: list[dict[str, Any]]) -> None:
-    assert dump_all(docs) == _pyyaml(docs)
+_RELAXED = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 
 
-@given(st.lists(_DATA, max_size=3))
-def test_any_documents_same_bytes(docs: list[Any]) -> None:
+@_RELAXED
+@given(st.lists(st.one_of(st.dictionaries(_TEXT, _DATA, min_size=1, max_size=4), _DATA), max_size=3))
+def test_same_bytes_as_pyyaml(docs: list[Any]) -> None:
     assert dump_all(docs) == _pyyaml(docs)
 
 
