@@ -6,15 +6,12 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
-import yaml
 
 from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
+from drasim.api.yamlemit import dump_all
 
-__all__ = ["encode_object", "to_json", "to_yaml"]
-
-_Dumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
+__all__ = ["encode_object", "json_document", "to_json", "to_yaml", "yaml_documents"]
 
 def encode_object(obj: KubeObject) -> dict[str, Any]:
     """The wire form of `obj`: camelCase keys in struct order, empty and default fields omitted.
@@ -54,8 +51,7 @@ def to_yaml(objs: Iterable[KubeObject]) -> str:
 
 def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
     """Multi-document YAML of wire-form dicts (as `to_yaml` writes objects)."""
-    return yaml.dump_all(list(docs), Dumper=_Dumper, sort_keys=False, default_flow_style=False,
-                         allow_unicode=True, width=1 << 16)
+    return dump_all(docs)
 
 
 def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:
@@ -69,5 +65,10 @@ def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: 
     if not as_list and len(encoded) != 1:
         raise ValueError(f"to_json(as_list=False) needs exactly one object, got {len(encoded)}")
     doc: Any = {"apiVersion": "v1", "kind": "List", "items": encoded} if as_list else encoded[0]
+    return json_document(doc, indent=indent)
+
+
+def json_document(doc: Any, *, indent: int = 2) -> bytes:
+    """JSON of plain data as `json.dumps(doc, indent=2, ensure_ascii=False)` writes it, at C speed."""
     data = msgspec.json.encode(doc)
     return msgspec.json.format(data, indent=indent) if indent else data

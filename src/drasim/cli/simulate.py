@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import json
-import os
+import gc
 import sys
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from drasim.allocator.versions import allocator_features
-from drasim.api.encode import encode_object, yaml_documents
+from drasim.allocator.search import FILTER_BUDGET_STEPS, budget_text
+from drasim.api.encode import encode_object, json_document, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cli.textout import TextOut
+from drasim.cluster import ClusterState
 from drasim.demo import demo_paths
 from drasim.errors import InputError
+from drasim.scheduler.dra import REASON_TIMEOUT
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
 from drasim.sim.report import (
@@ -32,6 +32,7 @@ from drasim.sim.report import (
     scores_document,
     workload_mix,
 )
+from drasim.sim.settle import settle
 from drasim.sim.timeline import Timeline, parse_duration
 from drasim.sources.inputs import read_inputs
 
@@ -41,6 +42,27 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None) -> tupl
     Default profile: the demo's (1.36 with DeviceTaintRules served)."""
     inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True)
     return inputs.objects, inputs.timelines, inputs.warning_lines() + inputs.rejection_lines()
+
+
+def simulation_options(profile: ReleaseProfile, *, seed: int = 0, score_all_nodes: bool = False,
+                       horizon: timedelta = timedelta(days=7)) -> SimulationOptions:
+    """How `drasim simulate` runs for these flags (every command that simulates first uses the same)."""
+    return SimulationOptions.for_profile(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon)
+
+
+def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, at: str | None = None
+                  ) -> tuple[ClusterState, list[str]]:
+    """The cluster as `drasim simulate` leaves these inputs (at `at` after the start, default the end; inputs
+    that are already an end state are read as they are), and the load warnings. explain, taint dry-run and
+    lint's capacity checks read it."""
+    when = None
+    if at is not None:
+        try:
+            when = parse_duration(at)
+        except ValueError as err:
+            raise InputError(f"--at: {err}") from None
+    objects, timelines, warnings = load_inputs(paths, profile)
+    return settle(objects, timelines, simulation_options(profile, seed=seed), when), warnings
 
 
 @click.command("simulate")
@@ -64,15 +86,18 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending."""
     try:
         horizon_td = parse_duration(horizon)
+        SimulationOptions().start + horizon_td
+    except OverflowError:
+        raise click.BadParameter(f"{horizon!r} ends past the year 9999", param_hint="'--horizon'") from None
     except ValueError as err:
-        raise InputError(f"--horizon: {err}") from None
+        raise click.BadParameter(str(err), param_hint="'--horizon'") from None
     if not paths:
         profile = demo_profile(profile)
     inputs = read_inputs(list(paths) or demo_paths(), profile, timelines=True)
-    options = SimulationOptions(features=allocator_features(profile), seed=seed,
-                                score_all_nodes=score_all_nodes, horizon=horizon_td,
-                                extended_resources=profile.extended_resources)
+    options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
+    _freeze_heap()
     result = run_simulation(inputs.objects, inputs.timelines, options)
+    _freeze_heap()
     result.rejected = list(inputs.admission.rejected)  # type: ignore[attr-defined]  # read by the report
     if report_path is not None:
         from drasim.report import write_report
@@ -96,9 +121,11 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "yaml":
             click.echo(yaml_documents(items), nl=False)
         else:
-            click.echo(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2, default=str))
+            click.echo(json_document({"apiVersion": "v1", "kind": "List", "items": items}))
     else:
-        _render(result, lines, wide=output == "wide")
+        out = TextOut()
+        _render(result, lines, out, wide=output == "wide")
+        out.close()
         if rejected:
             click.echo(f"\nRejected at admission ({len(inputs.admission.rejected)} object(s); the API server of "
                        f"{profile.describe()} would refuse them, so they are not simulated):")
@@ -113,10 +140,13 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
 simulate = simulate_cmd
 
 
-def _console() -> Console:
-    tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if tty else 200,
-                   no_color=not tty or "NO_COLOR" in os.environ)
+def _freeze_heap() -> None:
+    """Exempt what exists now (inputs, then the finished simulation) from full garbage collections until
+    the command ends: it lives that long anyway, and each full pass would walk all of it again."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and gc.get_freeze_count() == 0:
+        ctx.call_on_close(gc.unfreeze)
+    gc.freeze()
 
 
 def _num(value: Fraction) -> str:
@@ -134,37 +164,32 @@ def _ago(result: SimulationResult, when: Any) -> str:
     return f"+{h}h{m:02d}m{s:02d}s" if h else f"+{m}m{s:02d}s"
 
 
-def _breakdown(lines: list[PodLine]) -> Table | None:
+def _breakdown(lines: list[PodLine], out: TextOut) -> None:
     """Per pod, its top-scored nodes with each score plugin's weighted score (the last cycle)."""
     scored = [line for line in lines if line.score_plugins]
     if not scored:
-        return None
+        return
     plugins: list[str] = []
     for line in scored:
         for _node, _total, by_plugin in line.score_plugins[:3]:
             plugins += [p for p in by_plugin if p not in plugins]
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("POD", "NODE", "TOTAL", *plugins):
-        table.add_column(col, no_wrap=True, justify="left" if col in ("POD", "NODE") else "right")
-    for line in scored:
-        for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3]):
-            table.add_row(f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
-                          *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins))
-    return table
+    rows = [[f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
+             *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins)]
+            for line in scored for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3])]
+    out.line("\nScores per plugin (top 3 nodes of each pod's last cycle):")
+    out.table(["POD", "NODE", "TOTAL", *plugins], rows, no_wrap=["POD", "NODE", "TOTAL", *plugins],
+              right=["TOTAL", *plugins])
 
 
-def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> None:
-    console = _console()
+def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wide: bool) -> None:
     placed = sum(1 for line in lines if line.node)
     pending = [line for line in lines if line.status == "Pending"]
-    console.print(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
-                  f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"):
-        table.add_column(col, overflow="fold", no_wrap=col in ("POD", "NODE"))
+    out.line(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
+             f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
+    columns = ["POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"]
     if wide:
-        table.add_column("NODE SELECTOR", overflow="fold")
-        table.add_column("TOP SCORES", overflow="fold")
+        columns += ["NODE SELECTOR", "TOP SCORES"]
+    rows: list[list[str]] = []
     for line in lines:
         name = f"{line.key[0]}/{line.key[1]}"
         first = True
@@ -179,59 +204,55 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
             if wide:
                 cells += [claim.node_selector if claim else "",
                           " ".join(f"{n}={s}" for n, s in line.scores) if first else ""]
-            table.add_row(*cells)
+            rows.append(cells)
             first = False
-    console.print(table)
-    breakdown = _breakdown(lines) if wide else None
-    if breakdown is not None:
-        console.print("\nScores per plugin (top 3 nodes of each pod's last cycle):")
-        console.print(breakdown)
+    out.table(columns, rows, no_wrap=("POD", "NODE"))
+    if wide:
+        _breakdown(lines, out)
     if pending:
-        console.print("\nPending pods and why:")
+        out.line("\nPending pods and why:")
         for line in pending:
-            console.print(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
+            out.line(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
+        if any(REASON_TIMEOUT in line.reason for line in pending):
+            out.line(f'  ("{REASON_TIMEOUT}": {budget_text(FILTER_BUDGET_STEPS)})')
     mixes = workload_mix(lines)
     if mixes:
-        console.print("\nFallback mix per workload:")
+        out.line("\nFallback mix per workload:")
         for mix in mixes:
-            console.print(f"  {mix.line()}")
+            out.line(f"  {mix.line()}")
     pools = pool_usage(result.state)
     if pools:
-        console.print("\nPools:")
+        out.line("\nPools:")
         for pool in pools:
             counters = ""
             if pool.counters:
                 full = sum(1 for used, total in pool.counters.values() if total and used >= total)
                 counters = f"; {len(pool.counters)} counters, {full} exhausted"
-            console.print(f"  {pool.driver}/{pool.pool}: {pool.used}/{pool.devices} devices in use{counters}")
+            out.line(f"  {pool.driver}/{pool.pool}: {pool.used}/{pool.devices} devices in use{counters}")
             if wide:
                 for label, (used, total) in sorted(pool.counters.items()):
                     if used:
-                        console.print(f"      {label}: {_num(used)} of {_num(total)} consumed")
+                        out.line(f"      {label}: {_num(used)} of {_num(total)} consumed")
     # Scheduling failures repeat per attempt: their last message is under "Pending pods and why" (and in
     # the kubectl-style list of -o wide).
     notable = [e for e in result.events if e.reason not in ("Scheduled", "CreatedResourceClaim",
                                                              "ReservationAdded", "Created", "SuccessfulCreate",
                                                              "FailedScheduling")]
     if notable:
-        console.print("\nEvents:")
+        out.line("\nEvents:")
         for event in notable:
-            console.print(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
+            out.line(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
                           f"{event.message}")
     if wide:
         events = cluster_events(result)
         if events:
-            console.print("\nkubectl get events:")
-            table = Table(box=None, pad_edge=False, show_edge=False)
-            for col in ("NAMESPACE", "LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"):
-                table.add_column(col, overflow="fold", no_wrap=col != "MESSAGE")
-            for ev in events:
-                table.add_row(ev.namespace or "-", _ago(result, ev.last), ev.type, ev.reason, ev.object,
-                              str(ev.count), ev.message)
-            console.print(table)
+            out.line("\nkubectl get events:")
+            columns = ["NAMESPACE", "LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"]
+            out.table(columns, [[ev.namespace or "-", _ago(result, ev.last), ev.type, ev.reason, ev.object,
+                                 str(ev.count), ev.message] for ev in events], no_wrap=columns[:-1])
     rules = [r for r in result.state.taint_rules.values() if r.status and r.status.conditions]
     if rules:
-        console.print("\nDeviceTaintRules:")
+        out.line("\nDeviceTaintRules:")
         for rule in rules:
             for cond in rule.status.conditions if rule.status else []:
-                console.print(f"  {rule.metadata.name}: {cond.type}={cond.status} ({cond.reason}) {cond.message}")
+                out.line(f"  {rule.metadata.name}: {cond.type}={cond.status} ({cond.reason}) {cond.message}")

@@ -297,7 +297,12 @@ def _new_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, template:
                                          block_owner_deletion=True)],
     )
     spec = template.spec.spec
-    return ResourceClaim(metadata=meta, spec=_deep_copy(spec) if FAST_COPY else copy.deepcopy(spec))
+    return ResourceClaim(metadata=meta, spec=copy_from_template(spec))
+
+
+def copy_from_template(value: Any) -> Any:
+    """A deep copy of a template's part for a new object (claims here, pods in sim.workloads)."""
+    return _deep_copy(value) if FAST_COPY else copy.deepcopy(value)
 
 
 # Immutable values a copy can share (copy.deepcopy returns the very object, or an equal immutable one).

@@ -39,7 +39,7 @@ from drasim.api.quantity import quantity_enc_hook
 from drasim.api.resource import ResourceClaimTemplate
 from drasim.cluster.state import EPOCH, ClusterState, Key
 from drasim.controllers.events import NORMAL, Event, ref
-from drasim.controllers.resourceclaim import deterministic_uid, hash_chars
+from drasim.controllers.resourceclaim import copy_from_template, deterministic_uid, hash_chars
 from drasim.errors import InputError
 
 __all__ = [
@@ -193,7 +193,7 @@ class WorkloadController:
                                              name=owner.metadata.name, uid=owner.metadata.uid or "",
                                              controller=True, block_owner_deletion=True)],
         )
-        pod = Pod(metadata=meta, spec=copy.deepcopy(template.spec))
+        pod = Pod(metadata=meta, spec=copy_from_template(template.spec))
         state.add(pod)
         return pod
 

@@ -1,0 +1,137 @@
+"""Block-style YAML for plain data (dict, list, str, int, bool, None): PyYAML's bytes at a fraction of its cost.
+
+PyYAML's dumper builds a node per scalar and resolves every string against its implicit resolvers in
+Python, which dominates a 20 MB dump. Here each distinct string is styled once (identifiers go plain
+directly; anything else is asked of PyYAML itself and remembered), and the layout is written by one
+walk that mirrors PyYAML's block emitter (two-space indent, sequences inside mappings not indented).
+Whatever this walk does not mirror exactly (multi-line scalars, long or complex keys, floats, other
+types) makes `dump_all` hand the whole input to PyYAML, so the output is always PyYAML's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import yaml
+
+__all__ = ["dump_all"]
+
+_Dumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_OPTIONS: dict[str, Any] = {"sort_keys": False, "default_flow_style": False, "allow_unicode": True,
+                            "width": 1 << 16}
+# Strings PyYAML writes plain without asking: a letter, then letters, digits and `_ . / -`, except the
+# YAML 1.1 booleans and nulls its resolver would read back as something else.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*").fullmatch
+_RESERVED = frozenset(
+    w for word in ("yes", "no", "true", "false", "on", "off", "null") for w in (word, word.title(), word.upper()))
+# PyYAML writes a key longer than this in the complex `? key` form.
+_SIMPLE_KEY_MAX = 100
+
+
+class _Fallback(Exception):
+    """The input has something the fast walk does not mirror; PyYAML dumps it instead."""
+
+
+def _styled(text: str, *, key: bool) -> str:
+    """`text` as PyYAML writes it in a block mapping key or value position (single line), or _Fallback."""
+    out: str = yaml.dump({text: None} if key else {"k": text}, Dumper=_Dumper, **_OPTIONS)
+    if key:
+        if out.startswith("? ") or not out.endswith(": null\n"):
+            raise _Fallback
+        styled = out[: -len(": null\n")]
+    else:
+        styled = out[len("k: "):-1]
+    if "\n" in styled:
+        raise _Fallback
+    return styled
+
+
+class _Writer:
+    """One dump: caches of styled strings and the output pieces."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, str] = {}
+        self.values: dict[str, str] = {}
+        self.out: list[str] = []
+
+    def key(self, text: Any) -> str:
+        styled = self.keys.get(text)
+        if styled is None:
+            if type(text) is not str or len(text) >= _SIMPLE_KEY_MAX:
+                raise _Fallback
+            styled = text if _PLAIN(text) and text not in _RESERVED else _styled(text, key=True)
+            self.keys[text] = styled
+        return styled
+
+    def scalar(self, value: Any) -> str | None:
+        """The styled scalar, "{}"/"[]" for empty collections, or None for a block collection."""
+        t = type(value)
+        if t is str:
+            styled = self.values.get(value)
+            if styled is None:
+                styled = value if _PLAIN(value) and value not in _RESERVED else _styled(value, key=False)
+                self.values[value] = styled
+            return styled
+        if t is dict:
+            return None if value else "{}"
+        if t is list:
+            return None if value else "[]"
+        if t is bool:
+            return "true" if value else "false"
+        if t is int:
+            return str(value)
+        if value is None:
+            return "null"
+        raise _Fallback
+
+    def mapping(self, data: dict[Any, Any], indent: str, first: str | None) -> None:
+        """A block mapping at `indent`; `first` is the prefix of its first line ("- " inside a sequence)."""
+        out, key, scalar = self.out, self.key, self.scalar
+        for k, v in data.items():
+            head = first if first is not None else indent
+            first = None
+            s = scalar(v)
+            if s is not None:
+                out.append(f"{head}{key(k)}: {s}\n")
+            elif type(v) is dict:
+                out.append(f"{head}{key(k)}:\n")
+                self.mapping(v, indent + "  ", None)
+            else:  # sequences in a mapping are not indented
+                out.append(f"{head}{key(k)}:\n")
+                self.sequence(v, indent, None)
+
+    def sequence(self, data: list[Any], indent: str, first: str | None) -> None:
+        out, scalar = self.out, self.scalar
+        for v in data:
+            head = (first if first is not None else indent) + "- "
+            first = None
+            s = scalar(v)
+            if s is not None:
+                out.append(f"{head}{s}\n")
+            elif type(v) is dict:
+                self.mapping(v, indent + "  ", head)
+            else:
+                self.sequence(v, indent + "  ", head)
+
+    def document(self, doc: Any, index: int) -> None:
+        if type(doc) is not dict or not doc:
+            raise _Fallback
+        if index:
+            self.out.append("---\n")
+        self.mapping(doc, "", None)
+
+
+def dump_all(documents: Iterable[Any]) -> str:
+    """Multi-document block YAML, byte for byte as PyYAML's safe dumper writes it with drasim's options
+
+    (keys in insertion order, block style, Unicode as is, no line folding)."""
+    docs = list(documents)
+    writer = _Writer()
+    try:
+        for i, doc in enumerate(docs):
+            writer.document(doc, i)
+    except _Fallback:
+        return yaml.dump_all(docs, Dumper=_Dumper, **_OPTIONS)
+    return "".join(writer.out)

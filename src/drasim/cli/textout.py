@@ -1,0 +1,67 @@
+"""Lines and tables for a terminal (rich: colour, fitted to the window) or a pipe (plain aligned text)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+
+class TextOut:
+    """Where a command's text goes. On a pipe, a table costs one pass over its cells: each column is as
+    wide as its widest cell, two spaces apart, nothing folded or truncated, no trailing blanks (what
+    `grep`/`awk` want); on a terminal rich lays it out (bold headers, folded to the window)."""
+
+    def __init__(self, file: TextIO | None = None, *, tty: bool | None = None) -> None:
+        self.file = file if file is not None else sys.stdout
+        self.tty = self.file.isatty() if tty is None else tty
+        self._console = Console(file=self.file, highlight=False, soft_wrap=False, markup=False,
+                                no_color="NO_COLOR" in os.environ) if self.tty else None
+        self._plain: list[str] = []
+
+    def line(self, text: str = "") -> None:
+        if self._console is not None:
+            self._console.print(text)
+        else:
+            self._plain.append(text)
+
+    def table(self, columns: Sequence[str], rows: Sequence[Sequence[str]], *, no_wrap: Sequence[str] = (),
+              right: Sequence[str] = ()) -> None:
+        """`rows` of cells under `columns`; on a terminal, `no_wrap` columns are never folded; `right`
+        columns are right-aligned."""
+        if self._console is not None:
+            table = Table(box=None, pad_edge=False, show_edge=False)
+            for col in columns:
+                table.add_column(col, overflow="fold", no_wrap=col in no_wrap,
+                                 justify="right" if col in right else "left")
+            for row in rows:
+                table.add_row(*row)
+            self._console.print(table)
+            return
+        widths = [len(c) for c in columns]
+        for row in rows:
+            for i, cell in enumerate(row):
+                if len(cell) > widths[i]:
+                    widths[i] = len(cell)
+        last = len(columns) - 1
+        out = self._plain
+        if right:
+            flush = [col in right for col in columns]
+            for row in (columns, *rows):
+                out.append("  ".join(cell.rjust(w) if r else cell.ljust(w)
+                                     for cell, w, r in zip(row, widths, flush, strict=True)).rstrip())
+            return
+        pads = [w + 2 for w in widths[:last]]
+        for row in (columns, *rows):
+            out.append("".join([*(cell.ljust(w) for cell, w in zip(row, pads, strict=False)), row[last]]).rstrip())
+
+    def close(self) -> None:
+        """Write what a pipe gets in one go (the terminal was written as it went)."""
+        if self._plain:
+            self.file.write("\n".join(self._plain) + "\n")
+            self._plain = []
+        self.file.flush()

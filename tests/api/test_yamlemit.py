@@ -1,0 +1,45 @@
+"""The fast YAML writer gives exactly PyYAML's bytes for any plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drasim.api.yamlemit import dump_all
+
+_Dumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+# Strings that stress quoting: YAML indicators, booleans, numbers, timestamps, spaces, newlines, Unicode.
+_TRICKY = st.sampled_from(["", "yes", "No", "ON", "null", "~", "1", "1.0", "0x1f", "1e3", ".inf", "12:30",
+                           "2024-01-01", "0000:10:00.0", "a: b", "a #b", "- a", "-a", "a:", ":a", "'q'", '"q"',
+                           "  a", "a ", "a\nb", "é", "\t", "<<", "=", "---", "...", "!t", "&a", "*a", "%", "@",
+                           "`", "{", "}", "[", "]", ",", "?", "|", ">", "x" * 130, "9.0.0", "gpu-0", "a/b.c"])
+_TEXT = st.one_of(_TRICKY, st.text(max_size=8),
+                  st.text(alphabet="abcXYZ019_./-", min_size=1, max_size=8).map(lambda s: "k" + s))
+_SCALAR = st.one_of(_TEXT, st.integers(), st.booleans(), st.none())
+_DATA = st.recursive(_SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                      st.dictionaries(_TEXT, inner, max_size=4)), max_leaves=12)
+
+
+def _pyyaml(docs: list[Any]) -> str:
+    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                         width=1 << 16)
+
+
+_RELAXED = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+
+
+@_RELAXED
+@given(st.lists(st.one_of(st.dictionaries(_TEXT, _DATA, min_size=1, max_size=4), _DATA), max_size=3))
+def test_same_bytes_as_pyyaml(docs: list[Any]) -> None:
+    assert dump_all(docs) == _pyyaml(docs)
+
+
+def test_layout() -> None:
+    doc = {"a": 1, "b": [{"x": [1, [2, 3], []], "y": {}}], "c": {"d": None, "e": True, "f": "yes"}}
+    assert dump_all([doc, {"z": "0000:10:00.0"}]) == (
+        "a: 1\nb:\n- x:\n  - 1\n  - - 2\n    - 3\n  - []\n  y: {}\nc:\n  d: null\n  e: true\n  f: 'yes'\n"
+        "---\nz: '0000:10:00.0'\n")
