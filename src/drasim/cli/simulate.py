@@ -18,6 +18,7 @@ from drasim.api.encode import encode_object, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cluster import ClusterState
 from drasim.demo import demo_paths
 from drasim.errors import InputError
 from drasim.sim.engine import SimulationOptions, SimulationResult
@@ -32,6 +33,7 @@ from drasim.sim.report import (
     scores_document,
     workload_mix,
 )
+from drasim.sim.settle import settle
 from drasim.sim.timeline import Timeline, parse_duration
 from drasim.sources.inputs import read_inputs
 
@@ -41,6 +43,29 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None) -> tupl
     Default profile: the demo's (1.36 with DeviceTaintRules served)."""
     inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True)
     return inputs.objects, inputs.timelines, inputs.warning_lines() + inputs.rejection_lines()
+
+
+def simulation_options(profile: ReleaseProfile, *, seed: int = 0, score_all_nodes: bool = False,
+                       horizon: timedelta = timedelta(days=7)) -> SimulationOptions:
+    """How `drasim simulate` runs for these flags (every command that simulates first uses the same)."""
+    return SimulationOptions(features=allocator_features(profile), seed=seed, score_all_nodes=score_all_nodes,
+                             horizon=horizon, extended_resources=profile.extended_resources)
+
+
+def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, at: str | None = None
+                  ) -> tuple[ClusterState, list[str]]:
+    """The cluster as `drasim simulate` leaves these inputs (at `at` after the start, default the end; inputs
+    that are already an end state are read as they are), and the warnings (rejections included). explain
+    and taint dry-run read it."""
+    when = None
+    if at is not None:
+        try:
+            when = parse_duration(at)
+        except ValueError as err:
+            raise InputError(f"--at: {err}") from None
+    inputs = read_inputs(paths, profile, timelines=True)
+    state = settle(inputs.objects, inputs.timelines, simulation_options(profile, seed=seed), when)
+    return state, inputs.warning_lines() + inputs.rejection_lines()
 
 
 @click.command("simulate")
@@ -69,9 +94,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     if not paths:
         profile = demo_profile(profile)
     inputs = read_inputs(list(paths) or demo_paths(), profile, timelines=True)
-    options = SimulationOptions(features=allocator_features(profile), seed=seed,
-                                score_all_nodes=score_all_nodes, horizon=horizon_td,
-                                extended_resources=profile.extended_resources)
+    options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
     result = run_simulation(inputs.objects, inputs.timelines, options)
     result.rejected = list(inputs.admission.rejected)  # type: ignore[attr-defined]  # read by the report
     if report_path is not None:
