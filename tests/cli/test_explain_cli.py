@@ -102,7 +102,18 @@ def test_pod_from_stdin() -> None:
     proc = drasim("explain", "pod", "default/trainer", "-f", "-", stdin=yaml.safe_dump_all(objs))
     assert proc.returncode == 0, proc.stderr
     assert "Pod default/trainer" in proc.stdout
+    # The scenario's Node reports no allocatable pods: the scheduler's NodeResourcesFit rejects it, as
+    # `simulate` says, and explain says so too (it runs the scheduler's own filters).
     assert "pod claim gpu: default/one-gpu (pending)" in proc.stdout
+    assert "NodeResourcesFit: Too many pods" in proc.stdout
+    assert "allocatable on 0 of 0 node(s)" in proc.stdout
+    for obj in objs:
+        if obj["kind"] == "Node":
+            obj["status"] = {"allocatable": {"pods": "110"}}
+    proc = drasim("explain", "pod", "default/trainer", "-f", "-", stdin=yaml.safe_dump_all(objs))
+    assert proc.returncode == 0, proc.stderr
+    # Simulated first: the pod got its GPU, and explain replays that allocation.
+    assert "pod claim gpu: default/one-gpu (allocated)" in proc.stdout
     assert "allocatable on 1 of 1 node(s)" in proc.stdout
 
 

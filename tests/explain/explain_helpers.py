@@ -58,7 +58,9 @@ def real_verdict(state: ClusterState, node: str, keys: list[Key]) -> Any:
 
 
 def node(name: str, **labels: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
+    # A kubelet reports what the node can hold: without it the scheduler's NodeResourcesFit rejects every pod.
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "status": {"allocatable": {"pods": "110", "cpu": "64", "memory": "512Gi"}}}
 
 
 def device_class(name: str = "gpu", expression: str = f'device.driver == "{DRIVER}"') -> dict[str, Any]:

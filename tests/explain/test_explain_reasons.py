@@ -246,5 +246,5 @@ def test_pod_claims_from_a_template_and_node_selection() -> None:
     ex = explain_pod(state, ("default", "p"))
     assert [(c.name, c.state) for c in ex.claims] == [("gpu", "from-template")]
     assert [e.node for e in ex.excluded_nodes] == ["n2"]
-    assert "nodeSelector" in ex.excluded_nodes[0].reason
+    assert ex.excluded_nodes[0].reason == "NodeAffinity: node(s) didn't match Pod's node affinity/selector"
     assert ex.allocatable_nodes == ["n1"]

@@ -23,11 +23,11 @@ from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
 from drasim.cli.options import profile_options
+from drasim.cli.simulate import settled_state
 from drasim.cluster import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
 from drasim.explain.render import render_text, to_dict
-from drasim.sources.inputs import read_inputs
 from drasim.sources.scenario import Scenario, load_scenario
 
 __all__ = ["explain"]
@@ -129,11 +129,19 @@ def _console() -> Console:
               help="Only these nodes (repeatable). Default: every node (with --scenario: the step's node).")
 @profile_options(optional=True, help_text="Feature gates and API versions of this release (with --scenario: "
                                           "default the file's features).")
+@click.option("--at", "at", default=None, metavar="DURATION",
+              help="With -f: the instant after the simulation start to explain (5m, 1h30m). Default: the end.")
+@click.option("--seed", type=int, default=0, show_default=True, help="With -f: the simulation's seed.")
 @click.option("-o", "--output", type=click.Choice(["table", "wide", "json"]), default="table", show_default=True,
               help="table: grouped summary; wide: every node, device examples and details; json: everything.")
 def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario_path: str | None,
-            step: int | None, node_names: tuple[str, ...], profile: ReleaseProfile | None, output: str) -> None:
+            step: int | None, node_names: tuple[str, ...], profile: ReleaseProfile | None, at: str | None,
+            seed: int, output: str) -> None:
     """Explain why a ResourceClaim or Pod got its devices, or why it got none.
+
+    With -f, the inputs are simulated first, exactly as `drasim simulate` runs them (Timelines
+    included), and the cluster is explained as the simulation leaves it, or at --at; inputs that are
+    already an end state (`simulate -o yaml` output, a cluster dump) are read as they are.
 
     For every node (nodes with the same answer are grouped) and every request and firstAvailable
     alternative: how many devices each reason excluded, the real allocator's verdict, which
@@ -153,6 +161,8 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
         raise click.UsageError("--step needs --scenario")
     if scenario_path is not None and paths:
         raise click.UsageError("use either -f or --scenario, not both")
+    if scenario_path is not None and at is not None:
+        raise click.UsageError("--at needs -f (a scenario's steps are its instants: use --step)")
     nodes: list[str] | None = list(node_names) or None
     ex: Explanation
     if scenario_path is not None:
@@ -174,10 +184,9 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
         if not paths:
             raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -)")
         profile = profile or profile_for()
-        inputs = read_inputs(list(paths), profile)
-        for warning in inputs.warning_lines() + inputs.rejection_lines():
+        state, warnings = settled_state(list(paths), profile, seed=seed, at=at)
+        for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
-        state = ClusterState.from_objects(inputs.objects, features=allocator_features(profile))
         ex = _explain_one(state, kind, name, nodes, None)
     if output == "json":
         click.echo(json.dumps(to_dict(ex), indent=2, ensure_ascii=False))

@@ -27,6 +27,22 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+# One line per command for `drasim --help`, so listing the commands imports none of them.
+SUMMARIES: dict[str, str] = {
+    "allocate": "Run scenario files: one Allocate call per step, upstream's output.",
+    "capacity": "How many more replicas of a pod or workload fit on the cluster.",
+    "doctor": "Check a cluster's DRA setup without changing anything.",
+    "dump": "Save every DRA-relevant object of a cluster to a directory.",
+    "explain": "Why a ResourceClaim or Pod got its devices, or why it got none.",
+    "fleet": "Generate Nodes, ResourceSlices and DeviceClasses for NVIDIA GPUs.",
+    "lint": "Find what bites DRA users before it reaches a cluster.",
+    "simulate": "Simulate DRA scheduling: where every pod lands and why.",
+    "sweep": "Run a grid of simulations and report each point.",
+    "taint": "Preview the effect of DeviceTaintRules.",
+    "validate": "Report what the API server would reject.",
+}
+
+
 def _available(target: str) -> bool:
     return importlib.util.find_spec(target.partition(":")[0]) is not None
 
@@ -36,6 +52,12 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(name for name, target in SUBCOMMANDS.items() if _available(target))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = SUBCOMMANDS.get(cmd_name)

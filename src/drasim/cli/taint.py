@@ -11,17 +11,16 @@ from typing import Any
 
 import click
 
-from drasim.allocator.versions import allocator_features
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
 from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.simulate import settled_state
 from drasim.cluster.state import ClusterState
 from drasim.controllers.devicetaint import PodImpact, rule_impact, rule_status, selected_devices
 from drasim.controllers.resourceclaim import POD_CLAIM_NAME_ANNOTATION
 from drasim.errors import InputError
 from drasim.sources.files import load_paths
-from drasim.sources.inputs import read_inputs
 
 __all__ = ["taint"]
 
@@ -49,17 +48,19 @@ def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, eff
     run), then the devices the rule selects and the pods NoExecute would evict, by namespace, with the
     delay their tolerations give.
 
-    Pods are those in the input whose allocated claims hold a selected device and list the pod in
-    reservedFor; a reservedFor entry whose pod is not in the input counts as a scheduled pod. A rule
+    The inputs are simulated first, as `drasim simulate` runs them (inputs that are already an end
+    state, such as `simulate -o yaml` output or a dump, are read as they are). Pods are those whose
+    allocated claims hold a selected device and list the pod in reservedFor; a reservedFor entry
+    whose pod is not in the input counts as a scheduled pod. A rule
     without deviceSelector selects nothing ({} selects everything).
 
     Exit codes: 0 report printed; 2 unreadable input, or RULE.yaml not holding exactly one
     DeviceTaintRule (also for usage errors); 1 any other error.
     """
     rule = _read_rule(rule_path)
-    inputs = read_inputs(list(paths), profile)
-    loaded = _Loaded(inputs.warning_lines() + inputs.rejection_lines())
-    state = ClusterState.from_objects(inputs.objects, features=allocator_features(profile))
+    # The cluster as `drasim simulate` leaves the inputs: plain manifests get their pods placed first.
+    state, warnings = settled_state(list(paths), profile)
+    loaded = _Loaded(warnings)
     notes = _complete_pods(state)
     if not profile.gate(profile.taint_rule_gate()):
         notes.insert(0, f"{profile.describe()} does not serve DeviceTaintRules: the {profile.taint_rule_gate()} "

@@ -32,6 +32,7 @@ from drasim.cluster.state import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import hints as H
 from drasim.explain.hints import POD_CLAIM_ANNOTATION, Hint
+from drasim.scheduler import Scheduler
 
 __all__ = [
     "MAX_EXAMPLES",
@@ -820,19 +821,13 @@ def _selector_excludes(selector: NodeSelector | None, node: Node) -> bool:
         return True
 
 
-def _pod_excludes(pod: Pod, node: Node) -> str | None:
-    spec = pod.spec
-    if spec.node_name and spec.node_name != node.metadata.name:
-        return f"the pod is bound to node {spec.node_name}"
-    labels = node.metadata.labels
-    for k, v in spec.node_selector.items():
-        if labels.get(k) != v:
-            return f"pod nodeSelector {k}={v} does not match"
-    aff = spec.affinity.node_affinity if spec.affinity is not None else None
-    required = aff.required_during_scheduling_ignored_during_execution if aff is not None else None
-    if _selector_excludes(required, node):
-        return "pod node affinity (required) does not match"
-    return None
+def _node_filters(state: ClusterState, pod: Pod) -> dict[str, str]:
+    """Nodes the scheduler's filters before DynamicResources reject for the pod (node -> plugin: reason).
+    A pod already bound keeps only its node."""
+    if pod.spec.node_name:
+        return {n: f"the pod is bound to node {pod.spec.node_name}" for n in state.nodes if n != pod.spec.node_name}
+    statuses = Scheduler().filters_before_dra(state, pod)
+    return {n: f"{st.plugin}: {st.message}" for n, st in statuses.items() if st is not None}
 
 
 # --- the public entry points -------------------------------------------------------------------
@@ -969,8 +964,11 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
         pending, fixed = allocated, []
         in_use = _without(state, allocated)
     picked: list[Node] = []
+    rejected = _node_filters(state, pod)
     for node in _pick_nodes(state, nodes):
-        why = _pod_excludes(pod, node)
+        why = rejected.get(node.metadata.name)
+        if why is None and pod.spec.node_name and not state.nodes and node.metadata.name != pod.spec.node_name:
+            why = f"the pod is bound to node {pod.spec.node_name}"
         if why is None:
             for c in fixed:
                 alloc = c.status.allocation if c.status is not None else None

@@ -75,6 +75,7 @@ from drasim.scheduler.dra import (
 )
 from drasim.scheduler.filters import (
     HOSTNAME,
+    REASON_AFFINITY,
     REASON_AFFINITY_CONFLICT,
     REASON_SPREAD,
     REASON_SPREAD_LABEL,
@@ -607,6 +608,27 @@ class Scheduler:
             result.scores = []
             return result
 
+    def filters_before_dra(self, state: ClusterState, pod: Pod) -> dict[str, Status | None]:
+        """Per node, the first rejection by the filters that run before DynamicResources (NodeUnschedulable,
+        NodeName, TaintToleration, NodeAffinity, NodeResourcesFit, PodTopologySpread), with the pod's
+        PreFilter facts as `schedule_one` computes them; None: the node passes them. Changes nothing."""
+        key = key_of(pod)
+        self._sync(state)
+        dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds)
+        dra.pre_enqueue()
+        ctx = self._context(state, pod, key, dra)
+        restricted = node_name_restriction(ctx.static.required)
+        self._spread_prefilter(ctx)
+        if dra.pre_filter(ctx.req).error is None:
+            ctx.dra_backed = frozenset(n for n in dra.ext if resolve_class(state.classes, n) is not None)
+        out: dict[str, Status | None] = {}
+        for name in self._names:
+            if restricted is not None and name not in restricted:
+                out[name] = Status(UNRESOLVABLE, (REASON_AFFINITY,), "NodeAffinity")
+            else:
+                out[name] = self._filter(ctx, name, dra=False)
+        return out
+
     def _context(self, state: ClusterState, pod: Pod, key: Key, dra: DraCycle) -> _Ctx:
         static = PodStatic(pod)
         cache = self._static.get(static.key)
@@ -712,7 +734,7 @@ class Scheduler:
         return feasible, classes, statuses
 
     def _filter(self, ctx: _Ctx, name: str, acct: NodeAccount | None = None,
-                victims: list[Key] | None = None) -> Status | None:
+                victims: list[Key] | None = None, dra: bool = True) -> Status | None:
         """The filter chain on one node, stopping at the first rejection (`acct`/`victims`: a preemption
         dry run with those pods removed from the node)."""
         state = self._state
@@ -746,7 +768,7 @@ class Scheduler:
             st = self._spread_filter(ctx, node, minus)
             if st is not None:
                 return st
-        if ctx.dra.active:
+        if dra and ctx.dra.active:
             return ctx.dra.filter(node, alloc)
         return None
 

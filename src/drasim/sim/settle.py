@@ -1,0 +1,37 @@
+"""The cluster as `simulate` leaves it: what explain, taint dry-run and lint's capacity checks read."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from drasim.api.core import Pod
+from drasim.api.resource import ResourceClaim
+from drasim.cluster import ClusterState
+from drasim.sim.engine import SimulationOptions, simulate
+from drasim.sim.timeline import Timeline
+
+
+def is_end_state(objects: Sequence[Any]) -> bool:
+    """Inputs in which scheduling already happened (a `simulate -o yaml` output, a cluster dump): a pod
+    bound to a node or an allocated claim. Hand-written manifests have neither."""
+    for obj in objects:
+        if isinstance(obj, Pod) and obj.spec.node_name:
+            return True
+        if isinstance(obj, ResourceClaim) and obj.status is not None and obj.status.allocation is not None:
+            return True
+    return False
+
+
+def settle(objects: Sequence[Any], timelines: Sequence[Timeline] = (), options: SimulationOptions | None = None,
+           at: timedelta | None = None) -> ClusterState:
+    """The cluster at `at` after the start (default: the end) of the simulation `simulate` runs on these
+    inputs; inputs that are already an end state, without timelines or `at`, are taken as they are."""
+    options = options or SimulationOptions()
+    if at is None and not timelines and is_end_state(objects):
+        return ClusterState.from_objects(objects, features=options.features, now=options.start)
+    if at is not None:
+        options = dataclasses.replace(options, horizon=at)
+    return simulate(objects, timelines, options).state
