@@ -33,7 +33,7 @@ from drasim.sim.report import (
     workload_mix,
 )
 from drasim.sim.timeline import Timeline, find_timelines, parse_duration, resolve_files
-from drasim.sources.files import EXTENSIONS, load_paths, parse_yaml
+from drasim.sources.files import decode_text, input_files, load_bytes, load_paths, parse_yaml, read_input, read_stream
 
 VERSIONS = ["1.34", "1.35", "1.36", "1.37"]
 
@@ -42,40 +42,34 @@ def _files(paths: list[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                out += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(EXTENSIONS)]
+            out += input_files(path)[0]  # load_paths warns about the entries skipped
         elif path != "-":
             out.append(path)
     return out
 
 
-def _timelines(paths: list[str], stdin_text: str | None) -> list[Timeline]:
+def _timelines(paths: list[str], stdin_data: bytes | None) -> list[Timeline]:
     """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded."""
     found: list[Timeline] = []
-    sources = []
-    for path in _files(paths):
-        with open(path, encoding="utf-8-sig") as f:
-            sources.append((path, f.read()))
-    if stdin_text is not None:
-        sources.append(("-", stdin_text))
-    for source, text in sources:
-        if "Timeline" not in text:
-            continue
-        found += find_timelines(parse_yaml(text, source=source), source=source)
+    sources = [(path, read_input(path)) for path in _files(paths)]
+    if stdin_data is not None:
+        sources.append(("-", stdin_data))
+    for source, data in sources:
+        text = decode_text(data, source=source)
+        if "Timeline" in text:
+            found += find_timelines(parse_yaml(text, source=source), source=source)
     return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
 
 
 def load_inputs(paths: list[str]) -> tuple[list[Any], list[Timeline], list[str]]:
     """Objects, timelines and load warnings (timeline documents are not warned about)."""
-    stdin_text = sys.stdin.read() if "-" in paths else None
+    stdin_data = read_stream(sys.stdin.buffer, source="-") if "-" in paths else None
     loaded = load_paths([p for p in paths if p != "-"])
     objects, warnings = list(loaded.objects), list(loaded.warnings)
-    if stdin_text is not None:
-        from drasim.sources.files import load_bytes
-        objects += load_bytes(stdin_text.encode(), source="-").objects
+    if stdin_data is not None:
+        objects += load_bytes(stdin_data, source="-").objects
     warnings = [w for w in warnings if "Timeline" not in w]
-    return objects, _timelines(paths, stdin_text), warnings
+    return objects, _timelines(paths, stdin_data), warnings
 
 
 @click.command("simulate")
