@@ -19,7 +19,6 @@ from drasim.api.encode import encode_object, yaml_documents
 from drasim.api.quantity import Quantity
 from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
-from drasim.errors import InputError
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
 from drasim.sim.report import (
@@ -93,8 +92,11 @@ def simulate_cmd(paths: tuple[str, ...], version: str, seed: int, score_all_node
     time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending."""
     try:
         horizon_td = parse_duration(horizon)
+        SimulationOptions().start + horizon_td
+    except OverflowError:
+        raise click.BadParameter(f"{horizon!r} ends past the year 9999", param_hint="'--horizon'") from None
     except ValueError as err:
-        raise InputError(f"--horizon: {err}") from None
+        raise click.BadParameter(str(err), param_hint="'--horizon'") from None
     objects, timelines, warnings = load_inputs(list(paths) or demo_paths())
     options = SimulationOptions(features=features_for_version(version), seed=seed,
                                 score_all_nodes=score_all_nodes, horizon=horizon_td,
