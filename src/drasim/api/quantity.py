@@ -40,8 +40,10 @@ ERR_NUMERIC: Final = "unable to parse numeric part of quantity"
 ERR_SUFFIX: Final = "unable to parse quantity's suffix"
 ERR_NOT_INTEGER: Final = "cannot convert value to integer"
 
-# Arithmetic and conversions that would have to write out more digits than this refuse with a
-# QuantityError instead of running (nearly) forever; upstream hangs in those cases.
+# Conversions to exact integers saturate at this many digits (about 10**100000): `1e999999` as a cpu request
+# is more than any node has and as allocatable more than any pod asks, without materializing a million
+# digits (upstream's int64 conversions wrap such values; its inf.Dec arithmetic computes them slowly). A sum
+# whose exact value needs more digits absorbs the far smaller operand.
 MAX_DIGITS: Final = 100_000
 
 _INT64_MAX: Final = (1 << 63) - 1
@@ -139,9 +141,8 @@ def _normalize(mantissa: int, exp: int) -> tuple[int, int]:
 
 
 def _pow10(k: int) -> int:
-    if k > MAX_DIGITS:
-        _fail(f"quantity too large to compute exactly (more than {MAX_DIGITS} digits)")
-    return 10**k
+    """10**k, saturated at 10**MAX_DIGITS (see MAX_DIGITS)."""
+    return 10 ** (k if k < MAX_DIGITS else MAX_DIGITS)
 
 
 def _wrap_int32(n: int) -> int:
@@ -475,7 +476,7 @@ class Quantity(_QuantityState):
         if dif <= 0:
             return coef * _pow10(exp - scale)
         if exp - rs > MAX_DIGITS:
-            _fail(f"quantity too large to compute exactly (more than {MAX_DIGITS} digits)")
+            return coef * _pow10(max(exp - scale, 0))  # saturated
         unscaled = coef * 10 ** (exp - rs)
         if exp >= scale:  # an exact multiple of the new unit: no rounding anywhere
             return coef * _pow10(exp - scale)
@@ -726,9 +727,10 @@ def _add(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
         coef, exp = _normalize(ac + bc, ae)
     else:
         e = ae if ae < be else be
-        if (ae if ae > be else be) - e > MAX_DIGITS:
-            _fail(f"quantity too large to compute exactly (more than {MAX_DIGITS} digits)")
-        coef, exp = _normalize(ac * 10 ** (ae - e) + bc * 10 ** (be - e), e)
+        if (ae if ae > be else be) - e > MAX_DIGITS:  # saturated: the far smaller operand is absorbed
+            coef, exp = (ac, ae) if _ndigits(ac) + ae >= _ndigits(bc) + be else (bc, be)
+        else:
+            coef, exp = _normalize(ac * 10 ** (ae - e) + bc * 10 ** (be - e), e)
     fmt = b._fmt if ac == 0 else a._fmt
     # The representation upstream ends up with.
     ars, brs = a._rs, b._rs

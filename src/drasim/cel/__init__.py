@@ -22,11 +22,8 @@ the Kubernetes libraries and the `device` variable are implemented here. Differe
   The estimator multiplies the per-iteration cost by the range size; sizes it cannot bound (lists
   computed at runtime) count as unbounded, so it rejects some comprehensions that cel-go's
   estimator sizes, and its figures differ from cel-go's `MaxCost`.
-* Regular expressions run on Python `re`: RE2 syntax is mapped where the meaning differs (`$` and
-  `\\z` anchor at the end of the text, POSIX classes like `[[:alpha:]]`), and constructs RE2
-  rejects (lookaround, backreferences, atomic/possessive forms) are rejected. Unicode property
-  classes (`\\pL`) and RE2's linear-time guarantee are not available; the text after
-  "error parsing regexp: " is Python's message.
+* Regular expressions run on RE2 (`google-re2`), linear in the text like Go's regexp; errors for
+  invalid patterns carry Go's texts ("missing closing )" quoting the pattern).
 * Not declared (compile error "undeclared reference"): the Kubernetes URL, IP, CIDR, Format and
   Authz libraries, `optional.unwrap`/`unwrapOpt`, and quantity `mul`/`div`/`divInt` (newer than
   v1.36). `string.format` supports %s %d %f %e %b %x %X %o without the compile-time format

@@ -21,6 +21,7 @@ from drasim.errors import InputError
 from drasim.fleet.catalog import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
 from drasim.fleet.generate import (
     DEFAULT_DRIVER_VERSION,
+    MAX_GPUS_PER_NODE,
     MODE_CHOICES,
     FleetResult,
     NodeSpec,
@@ -33,6 +34,8 @@ from drasim.fleet.generate import (
 __all__ = ["fleet", "header_lines", "list_models_text"]
 
 _FILES = (("deviceclasses", r.DeviceClass), ("nodes", core.Node), ("resourceslices", r.ResourceSlice))
+# Nodes one `fleet` call generates: 100,000 H100 nodes are ~1.1 GB of YAML; beyond, the output is unusable.
+MAX_FLEET_NODES = 100_000
 _MODEL_FIELDS = ("product_name", "architecture", "brand", "cuda_compute_capability", "memory_total_mib",
                  "multiprocessors")
 
@@ -41,9 +44,10 @@ _MODEL_FIELDS = ("product_name", "architecture", "brand", "cuda_compute_capabili
 @click.option("--nodes", "node_specs", multiple=True, metavar="[PREFIX=]MODEL[:MODE][:COUNT]",
               help=f"A group of nodes (repeatable), e.g. h100:4, a100-40gb:mig-dynamic:2, "
                    f"a100-80gb:mig-static:all-1g.10gb, dgx=h200:mig-off:3. MODE: {MODE_CHOICES} "
-                   "(default full); LAYOUT: balanced (default), all-<profile> or <profile>[xN],...")
-@click.option("--gpus-per-node", type=int, default=None, metavar="N",
-              help="GPUs per node for every group (default 8).")
+                   "(default full); LAYOUT: balanced (default), all-<profile> or <profile>[xN],... "
+                   f"At most {MAX_FLEET_NODES:,} nodes in all.")
+@click.option("--gpus-per-node", type=click.IntRange(1, MAX_GPUS_PER_NODE), default=None, metavar="N",
+              help=f"GPUs per node for every group (default 8, at most {MAX_GPUS_PER_NODE}).")
 @click.option("--device-plugin", is_flag=True,
               help="Nodes advertise nvidia.com/gpu (or nvidia.com/mig-<profile>) through the device plugin in "
                    "status.allocatable and publish no ResourceSlices.")
@@ -82,7 +86,13 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
     if not node_specs:
         raise InputError("no nodes requested: give --nodes MODEL[:MODE][:COUNT] (e.g. --nodes h100:4), "
                          f"or --list-models to see the models; valid models: {', '.join(catalog.model_choices())}")
+    for text in node_specs:  # before parsing: a count of thousands of digits is refused unread
+        count = text.rsplit(":", 1)[-1].strip() if ":" in text else ""
+        if count.isdigit() and len(count) > len(str(MAX_FLEET_NODES)):
+            _too_many(text)
     specs = [parse_node_spec(s, gpus_per_node=gpus_per_node, device_plugin=device_plugin) for s in node_specs]
+    if sum(spec.count for spec in specs) > MAX_FLEET_NODES:
+        _too_many(" ".join(node_specs))
     result = generate_fleet(specs, driver_version=driver_version, cuda_driver_version=cuda_driver_version,
                             seed=seed, catalog=catalog)
     header = header_lines(result, specs, driver_version=driver_version, seed=seed,
@@ -110,6 +120,12 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
                 click.echo(f"  {line}", err=True)
         else:
             click.echo(text + " (listed in the YAML comment header)", err=True)
+
+
+def _too_many(text: str) -> None:
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    raise click.BadParameter(f"{shown!r}: a fleet has at most {MAX_FLEET_NODES:,} nodes in all",
+                             param_hint="'--nodes'")
 
 
 def header_lines(result: FleetResult, specs: Sequence[NodeSpec], *, driver_version: str, seed: int,

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from typing import IO, Any
 
+import click
+
 from drasim.allocator import DeviceID, Features
 from drasim.errors import InputError
 from drasim.runner.scenario import ScenarioInput, StepSpec
-from drasim.sources.files import parse_yaml
+from drasim.sources.files import decode_text, input_files, parse_yaml, read_stream
 from drasim.sources.scenario import Scenario, load_scenario, parse_scenario
 
 
@@ -19,11 +21,10 @@ def scenario_paths(args: list[str]) -> list[tuple[str, str]]:
         if arg == "-":
             out.append(("-", ""))
         elif os.path.isdir(arg):
-            found = []
-            for root, dirs, files in os.walk(arg):
-                dirs.sort()
-                found += [os.path.join(root, f) for f in files if f.endswith((".yaml", ".yml"))]
-            out += [(p, arg) for p in sorted(found)]
+            found, skipped = input_files(arg, extensions=(".yaml", ".yml"))
+            for warning in skipped:
+                click.echo(f"warning: {warning}", err=True)
+            out += [(p, arg) for p in found]
         elif os.path.exists(arg):
             out.append((arg, ""))
         else:
@@ -59,7 +60,8 @@ def load_scenario_input(path: str, *, stdin: IO[Any] | None = None) -> tuple[Sce
     if path == "-":
         if stdin is None:
             raise InputError("no standard input", source="-")
-        docs = [d for d in parse_yaml(stdin.read(), source="-") if d is not None]
+        text = decode_text(read_stream(stdin, source="-"), source="-")
+        docs = [d for d in parse_yaml(text, source="-") if d is not None]
         if len(docs) != 1:
             raise InputError(f"a scenario holds exactly one YAML document, found {len(docs)}", source="-")
         sc = parse_scenario(docs[0], source="-")

@@ -20,6 +20,7 @@ from drasim.api.resource import (
     ResourceClaim,
     ResourceSlice,
 )
+from drasim.cluster.clock import later, seconds
 from drasim.cluster.podstatus import DISRUPTION_TARGET, update_pod_condition
 from drasim.cluster.state import ClusterState, Key
 from drasim.cluster.taintrules import rule_selects
@@ -231,7 +232,7 @@ def _claim_eviction(claim: ResourceClaim, taints: _Taints) -> Eviction | None:
             delay = _delay(result.tolerations, taint)
             if delay is None:
                 continue
-            at = added + timedelta(seconds=delay)
+            at = later(added, seconds(delay))
             reasons.add(reason)
             when = at if when is None or at < when else when
     if when is None:
@@ -363,7 +364,7 @@ def evict_due(state: ClusterState, tracker: EvictionTracker | None = None) -> li
                 if rule is not None:  # maybeDeletePod queues the status (1.36: ruleStatusPeriod later)
                     delay = RULE_STATUS_PERIOD if releases.delays_rule_status_after_eviction(
                         state.features.release) else timedelta(0)
-                    tracker.queue_rule(_rule_key(rule), state.now + delay, state.now)
+                    tracker.queue_rule(_rule_key(rule), later(state.now, delay), state.now)
     return events
 
 
@@ -506,7 +507,7 @@ def _status_due(rule: DeviceTaintRule, now: datetime) -> datetime | None:
     if rule.spec.taint.effect != NO_EXECUTE:
         return None  # None/other effects are reported once per generation (recreate to refresh)
     last = _aware(old.last_transition_time) if old.last_transition_time else now
-    return max(now, last + RULE_STATUS_PERIOD)
+    return max(now, later(last, RULE_STATUS_PERIOD))
 
 
 def _write(state: ClusterState, rule: DeviceTaintRule, evicted_counts: Mapping[str, int] | None) -> list[Event]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
@@ -26,6 +26,7 @@ from drasim.api.resource import (
     ResourceClaim,
     ResourceClaimSpec,
 )
+from drasim.cluster.clock import later, seconds
 from drasim.cluster.state import ClusterState
 from drasim.scheduler.filters import UNRESOLVABLE, Status
 from drasim.scheduler.grouping import Shape, dynamic_signature, shape_key, static_signature
@@ -240,7 +241,7 @@ def binding_outcome(claims: list[ResourceClaim], now: datetime, timeout: int) ->
                 continue
             stamp = status.allocation.allocation_timestamp
             if stamp is not None:
-                until = stamp + timedelta(seconds=timeout)
+                until = later(stamp, seconds(timeout))
                 if now >= until:
                     return BINDING_FAILED, f"claim {claim.metadata.name} binding timeout", None
                 deadline = until if deadline is None or until < deadline else deadline
@@ -540,7 +541,7 @@ class DraCycle:
             return True
         stamp = allocation.allocation_timestamp
         timed_out = stamp is not None and any(r.binding_conditions for r in allocation.devices.results) and \
-            stamp + timedelta(seconds=self.binding_timeout) < self.state.now
+            later(stamp, seconds(self.binding_timeout)) < self.state.now
         return not timed_out
 
     @property

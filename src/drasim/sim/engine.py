@@ -12,6 +12,7 @@ from typing import Any
 from drasim.allocator import Features
 from drasim.api.core import Pod
 from drasim.cluster import EPOCH, ClusterState, Key, key_of
+from drasim.cluster.clock import later
 from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, update_pod_condition
 from drasim.controllers import resourceclaim as rc
 from drasim.controllers.devicetaint import (
@@ -153,7 +154,7 @@ class Simulation:
 
     def _run(self) -> SimulationResult:
         state = self.state
-        end = self.options.start + self.options.horizon
+        end = later(self.options.start, self.options.horizon)
         next_action = 0
         rounds_here = 0
         while True:
@@ -294,7 +295,7 @@ class Simulation:
                                  message=error)
             record.status, record.message = "Error", error
             self.events.append(Event(state.now, WARNING, f"Pod/{key[0]}/{key[1]}", "FailedScheduling", error))
-            self.backoff[key] = state.now + INITIAL_BACKOFF
+            self.backoff[key] = later(state.now, INITIAL_BACKOFF)
 
     def _next_binding_time(self) -> datetime | None:
         times = list(self.backoff.values())

@@ -56,6 +56,7 @@ from drasim.api.decode import decode_object
 from drasim.api.kinds import KINDS, KubeObject
 from drasim.api.meta import Condition
 from drasim.api.resource import AllocatedDeviceStatus, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasim.cluster.clock import later
 from drasim.cluster.state import ClusterState
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
 from drasim.controllers.resourceclaim import fresh_pod_uid
@@ -107,12 +108,15 @@ def parse_duration(text: str) -> timedelta:
     s = text.strip()
     if s == "0":
         return timedelta(0)
-    if _GO.fullmatch(s):
-        return timedelta(seconds=sum(float(n) * _GO_UNITS[u] for n, u in _GO_PART.findall(s)))
-    m = _ISO.fullmatch(s.upper())
-    if m and s.upper() not in ("P", "PT") and not s.upper().endswith("T"):
-        weeks, days, hours, minutes, seconds = (float(g) if g else 0.0 for g in m.groups())
-        return timedelta(weeks=weeks, days=days, hours=hours, minutes=minutes, seconds=seconds)
+    try:
+        if _GO.fullmatch(s):
+            return timedelta(seconds=sum(float(n) * _GO_UNITS[u] for n, u in _GO_PART.findall(s)))
+        m = _ISO.fullmatch(s.upper())
+        if m and s.upper() not in ("P", "PT") and not s.upper().endswith("T"):
+            weeks, days, hours, minutes, seconds = (float(g) if g else 0.0 for g in m.groups())
+            return timedelta(weeks=weeks, days=days, hours=hours, minutes=minutes, seconds=seconds)
+    except (OverflowError, ValueError):  # beyond timedelta (999,999,999 days), or an infinite float
+        raise ValueError(f"{text!r} is too long a duration (at most {timedelta.max.days:,} days)") from None
     if re.fullmatch(r"P.*[YM].*", s.upper().split("T")[0]):
         raise ValueError(f"{text!r}: years and months are not fixed durations; use days or weeks")
     raise ValueError(f"{text!r} is not a duration (examples: 30s, 5m, 1h30m, PT5M)")
@@ -398,7 +402,11 @@ def schedule(timelines: Sequence[Timeline], start: datetime) -> list[ScheduledAc
     for t_index, timeline in enumerate(timelines):
         last: datetime | None = None
         for e_index, ev in enumerate(timeline.events):
-            when = _resolve(ev.at, start)
+            try:
+                when = _resolve(ev.at, start)
+            except OverflowError:
+                raise InputError(f"{ev.text!r} is past the year 9999 (the simulation starts at {start.isoformat()})",
+                                 source=timeline.source, obj=timeline.ref, path=f"{ev.path}.at") from None
             if last is not None and when < last:
                 raise InputError(f"{ev.text!r} ({when.isoformat()}) is earlier than the event before it "
                                  f"({last.isoformat()}); list events in time order",
@@ -628,7 +636,7 @@ class RunTracker:
 
     def next_finish(self, state: ClusterState) -> datetime | None:
         """The earliest time a running pod finishes (may be at or before `state.now`)."""
-        times = [self.started[self._id(p)] + d for p, d in self._running(state) if self._id(p) in self.started]
+        times = [later(self.started[self._id(p)], d) for p, d in self._running(state) if self._id(p) in self.started]
         return min(times) if times else None
 
     def finish_due(self, state: ClusterState) -> list[Event]:
@@ -637,7 +645,7 @@ class RunTracker:
         now = _aware(state.now)
         for pod, duration in list(self._running(state)):
             start = self.started.get(self._id(pod))
-            if start is not None and start + duration <= now:
+            if start is not None and later(start, duration) <= now:
                 if pod.status is None:
                     pod.status = PodStatus()
                 pod.status.phase = "Succeeded"

@@ -6,7 +6,6 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import yaml
@@ -16,7 +15,7 @@ from drasim.api.encode import to_json, to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.doctor.checks import ClusterSnapshot, parse_minor
 from drasim.errors import InputError
-from drasim.sources.files import EXTENSIONS, load_bytes
+from drasim.sources.files import EXTENSIONS, AliasBudget, decode_text, input_files, load_bytes, parse_yaml, read_input
 
 __all__ = ["CLUSTER_INFO", "DUMP_FILES", "INFO_API_VERSION", "INFO_KIND", "read_dump", "write_dump"]
 
@@ -123,13 +122,8 @@ def write_dump(snapshot: ClusterSnapshot, directory: str, *, fmt: Format = "yaml
 
 
 def _read_info(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"invalid cluster-info: {exc}", source=path) from None
+    docs = [d for d in parse_yaml(decode_text(read_input(path), source=path), source=path) if d is not None]
+    data = docs[0] if len(docs) == 1 else None
     if not isinstance(data, dict) or data.get("kind") != INFO_KIND:
         raise InputError(f"not a drasim cluster-info file (expected kind: {INFO_KIND})", source=path)
     return data
@@ -161,19 +155,18 @@ def read_dump(directory: str) -> ClusterSnapshot:
         info = _read_info(info_path)
     own = {f"{stem}{ext}" for stem in DUMP_FILES.values() for ext in EXTENSIONS}
     objects: list[KubeObject] = []
-    for path in _walk(directory):
+    budget = AliasBudget()
+    paths, skipped = input_files(directory, extensions=(), hidden=False)
+    warnings.extend(skipped)
+    for path in paths:
         if os.path.abspath(path) == os.path.abspath(info_path):
             continue
         if not path.lower().endswith(EXTENSIONS):
             warnings.append(f"{path}: skipped: not a .yaml/.yml/.json file")
             continue
+        data = read_input(path)  # unreadable is an error, not a skip: the dump would be silently partial
         try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:  # unreadable is an error, not a skip: the dump would be silently partial
-            raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
-        try:
-            result = load_bytes(data, source=path, json=path.lower().endswith(".json") or None)
+            result = load_bytes(data, source=path, json=path.lower().endswith(".json") or None, budget=budget)
         except InputError as exc:
             if os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory) and os.path.basename(path) in own:
                 raise
@@ -195,11 +188,3 @@ def read_dump(directory: str) -> ClusterSnapshot:
         source=source,
         warnings=[*recorded, *warnings],
     )
-
-
-def _walk(root: str) -> Sequence[str]:
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        found.extend(os.path.join(dirpath, f) for f in filenames)
-    return sorted(found)

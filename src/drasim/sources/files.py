@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,12 +16,19 @@ from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes,
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 
-__all__ = ["MAX_ALIAS_EXPANSION", "LoadResult", "load_bytes", "load_file", "load_paths", "parse_yaml"]
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "decode_text",
+           "input_files", "load_bytes", "load_file", "load_paths", "parse_yaml", "read_input", "read_stream"]
 
 # Extensions read from directories (files named explicitly are read whatever their name).
 EXTENSIONS = (".yaml", ".yml", ".json")
-# Nodes that YAML aliases may add to one document beyond those written out ("billion laughs" guard).
+# Nodes that YAML aliases may add to one input (a file, stdin, one `load_paths` call) beyond those written out
+# ("billion laughs" guard): per input, not per document, so many small bombs in one stream are caught too.
 MAX_ALIAS_EXPANSION = 1_000_000
+# Bytes read from any one file or stream: more is refused before parsing (a dump of 100,000 pods is ~150 MiB).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+# Collections nested in collections: Kubernetes objects nest a few dozen levels at most; refusing deeper
+# documents before they are built keeps the (recursive, C) YAML composer from overflowing the stack.
+MAX_DEPTH = 200
 
 
 @dataclass
@@ -41,42 +49,142 @@ class LoadResult:
         self.unserved.extend((source, *u) for u in result.unserved)
 
 
+@dataclass
+class AliasBudget:
+    """Alias-expanded nodes still allowed in the current input (shared by its files and documents)."""
+
+    left: int = -1  # -1: MAX_ALIAS_EXPANSION, read when first used (tests change the limit)
+
+    def spend(self, nodes: int, *, source: str, document: int) -> None:
+        if self.left < 0:
+            self.left = MAX_ALIAS_EXPANSION
+        self.left -= nodes
+        if self.left < 0:
+            raise InputError(f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes in this input "
+                             f"(reached in document {document}; a \"billion laughs\" document?)", source=source)
+
+
 def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None) -> LoadResult:
     """Read every object from `paths`: files, directories (recursive, `.yaml/.yml/.json` only, sorted by
-    path; other files are skipped silently, as `kubectl apply -f DIR` does) and `-` for `stdin`
+    path; other files are skipped silently, as `kubectl apply -f DIR` does; entries that are not regular
+    files, such as FIFOs, devices or dangling links, are skipped with a warning) and `-` for `stdin`
     (default: the process's standard input). Raises `InputError` naming the file, object and field."""
     out = LoadResult()
+    budget = AliasBudget()
     for path in paths:
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            data = stream.read()
-            out.add(load_bytes(data.encode() if isinstance(data, str) else data, source="-"), "-")
+            out.add(load_bytes(read_stream(stream, source="-"), source="-", budget=budget), "-")
         elif os.path.isdir(path):
-            found = _walk(path)
-            if not found:
+            found, skipped = input_files(path)
+            out.warnings.extend(skipped)
+            if not found and not skipped:
                 out.warnings.append(f"{path}: no {'/'.join(EXTENSIONS)} files in this directory")
             for file in found:
-                out.add(load_file(file), file)
+                out.add(load_file(file, budget=budget), file)
         else:
-            out.add(load_file(path), path)
+            out.add(load_file(path, budget=budget), path)
     return out
 
 
-def load_file(path: str) -> DecodeResult:
+def load_file(path: str, *, budget: AliasBudget | None = None) -> DecodeResult:
     """Read one file: JSON if it is named `.json`, else YAML (which also reads JSON)."""
+    return load_bytes(read_input(path), source=path, json=path.lower().endswith(".json") or None, budget=budget)
+
+
+def read_input(path: str) -> bytes:
+    """The bytes of a file named by the user, at most `MAX_FILE_BYTES`. A FIFO or device named explicitly
+    is read (`-f <(cmd)` is a pipe), but never beyond the bound; directories are refused."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            if stat.S_ISDIR(os.fstat(f.fileno()).st_mode):
+                raise InputError("is a directory (expected a file)", source=path)
+            return _bounded_read(f, source=path)
     except FileNotFoundError:
         raise InputError("no such file or directory", source=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory (expected a file)", source=path) from None
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), source=path) from None
-    return load_bytes(data, source=path, json=path.lower().endswith(".json") or None)
 
 
-def load_bytes(data: bytes, *, source: str, json: bool | None = None) -> DecodeResult:
+def read_stream(stream: IO[Any], *, source: str) -> bytes:
+    """Bytes from an open stream (stdin), at most `MAX_FILE_BYTES`; text streams are encoded as UTF-8."""
+    data = stream.read(MAX_FILE_BYTES + 1)
+    data = data.encode() if isinstance(data, str) else data
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_big(source)
+    return bytes(data)
+
+
+def _bounded_read(f: IO[bytes], *, source: str) -> bytes:
+    data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_big(source)
+    return data
+
+
+def _too_big(source: str) -> InputError:
+    return InputError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: drasim reads at most that much "
+                      "from one file (split it)", source=source)
+
+
+def input_files(root: str, extensions: tuple[str, ...] = EXTENSIONS, *,
+                hidden: bool = True) -> tuple[list[str], list[str]]:
+    """Files under `root` (recursive, sorted) named with `extensions` (all files when empty; directories
+    starting with `.` skipped unless `hidden`), and a warning for each such entry that is not a regular file
+    (a FIFO, device or socket): those are never opened, since reading one can block forever
+    or never end."""
+    found: list[str] = []
+    skipped: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if hidden or not d.startswith("."))
+        for name in filenames:
+            if extensions and not name.lower().endswith(extensions):
+                continue
+            path = os.path.join(dirpath, name)
+            why = _not_regular(path)
+            if why:
+                skipped.append(f"{path}: skipped: {why}")
+            else:
+                found.append(path)
+    return sorted(found), skipped
+
+
+def _not_regular(path: str) -> str:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""  # a dangling link or no permission: reading it reports the error (never a silent skip)
+    if stat.S_ISREG(mode):
+        return ""
+    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a directory" if stat.S_ISDIR(mode) else "not a regular file")
+    link = " (through a symbolic link)" if os.path.islink(path) else ""
+    return f"{what}{link}, not a regular file"
+
+
+def decode_text(data: bytes, *, source: str) -> str:
+    """Text of a YAML input: UTF-8 (with or without a byte order mark), or UTF-16/32 with one, as YAML allows."""
+    encoding = "utf-8-sig"
+    if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        encoding = "utf-32"
+    elif data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        name = "UTF-8" if encoding == "utf-8-sig" else encoding.upper()
+        raise InputError(f"not {name} text (invalid byte at offset {exc.start})", source=source) from None
+
+
+def load_bytes(data: bytes, *, source: str, json: bool | None = None,
+               budget: AliasBudget | None = None) -> DecodeResult:
     """Decode file contents. `json=None` sniffs: content starting with `{` or `[` is tried as JSON first
     (falling back to YAML, whose flow style also starts that way); `json=True` accepts only JSON."""
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_big(source)
     if json is None:
         head = data.lstrip()[:1]
         if head in (b"{", b"["):
@@ -87,11 +195,7 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None) -> DecodeR
                     raise
     elif json:
         return _guard_depth(lambda: decode_json_bytes(data, source=source), source)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (invalid byte at offset {exc.start})", source=source) from None
-    docs = parse_yaml(text, source=source)
+    docs = parse_yaml(decode_text(data, source=source), source=source, budget=budget)
     return _guard_depth(lambda: decode_documents(docs, source=source), source)
 
 
@@ -99,16 +203,8 @@ def _guard_depth(fn: Any, source: str) -> DecodeResult:
     try:
         result: DecodeResult = fn()
     except RecursionError:
-        raise InputError("document is nested too deeply", source=source) from None
+        raise InputError(f"document is nested too deeply (more than {MAX_DEPTH} levels)", source=source) from None
     return result
-
-
-def _walk(root: str) -> list[str]:
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        found.extend(os.path.join(dirpath, f) for f in filenames if f.lower().endswith(EXTENSIONS))
-    return sorted(found)
 
 
 # --- YAML -----------------------------------------------------------------------------------------
@@ -128,15 +224,58 @@ _Loader.yaml_implicit_resolvers = {
 }
 _Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
 
+# Go's YAML (sigs.k8s.io/yaml) reads an integer beyond int64/uint64 as a float, and a number beyond float64 as
+# a string; PyYAML would build a Python int of any size (and fail past 4,300 digits) or inf.
+_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_INT_RANGE = (-(1 << 63), (1 << 64) - 1)
+
+
+def _go_number(plain: str, value: Any) -> Any:
+    """What Go's YAML makes of a number Python read as `value` (None: too long to convert)."""
+    if value is not None and _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+        return value
+    digits = plain.replace("_", "")
+    if _GO_FLOAT.fullmatch(digits) and len(digits) < 400:
+        as_float = float(digits)
+        if as_float not in (float("inf"), float("-inf")):
+            return as_float
+    return plain
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> Any:
+    if len(node.value) > 40:  # beyond any 64-bit integer in any base YAML 1.1 allows: never converted
+        return _go_number(node.value, None)
+    return _go_number(node.value, yaml.SafeLoader.construct_yaml_int(loader, node))
+
+
+def _construct_float(loader: Any, node: yaml.ScalarNode) -> Any:
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    if value in (float("inf"), float("-inf")) and node.value.lstrip("+-").lower() not in (".inf",):
+        return node.value  # `1e999999`: out of float64 range, a string in Go (a quantity may still read it)
+    return value
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
 # An alias can only expand something when the text has both an anchor and an alias; checking the node graph
 # costs time on big files, so it runs only then (a CEL `&&` or `*` may trigger it needlessly; that is fine).
 _ANCHOR_RE = re.compile(r"(?:^|[\s,\[{:-])&[^\s,\[\]{}&]")
 _ALIAS_RE = re.compile(r"(?:^|[\s,\[{:-])\*[^\s,\[\]{}]")
+# Nesting can only exceed MAX_DEPTH when a line starts with that many indentation/indicator characters or
+# the text has that many flow brackets; only then are the parser's events counted (no document is built).
 
 
-def parse_yaml(text: str, *, source: str) -> list[Any]:
-    """All documents of a YAML stream (null documents included), with line/column on syntax errors and
-    `InputError` for documents whose aliases expand beyond `MAX_ALIAS_EXPANSION` nodes."""
+def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None) -> list[Any]:
+    """All documents of a YAML stream (null documents included), with line/column on syntax errors.
+
+    The input guards live here, for every path that reads YAML: `InputError` for documents nested deeper
+    than `MAX_DEPTH`, aliases expanding beyond `MAX_ALIAS_EXPANSION` nodes in the whole input (`budget`,
+    shared by the files of one input; a fresh one by default), and duplicate mapping keys; integers and
+    floats beyond 64 bits become what Go's YAML makes of them (a float, else the string as written).
+    """
+    budget = budget if budget is not None else AliasBudget()
+    _check_depth(text, source=source)
     check_aliases = bool(_ANCHOR_RE.search(text) and _ALIAS_RE.search(text))
     loader = _Loader(text)
     docs: list[Any] = []
@@ -145,17 +284,42 @@ def parse_yaml(text: str, *, source: str) -> list[Any]:
             while loader.check_node():
                 node = loader.get_node()
                 if check_aliases:
-                    _check_alias_expansion(node, source=source, document=len(docs) + 1)
-                docs.append(_construct(loader, node))
-    except yaml.MarkedYAMLError as exc:
-        raise _yaml_error(exc, source) from None
+                    _check_alias_expansion(node, source=source, document=len(docs) + 1, budget=budget)
+                docs.append(_construct(loader, node, source))
     except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}", source=source) from None
+        raise _yaml_error(exc, source, text) from None
     except RecursionError:
-        raise InputError("invalid YAML: document is nested too deeply", source=source) from None
+        raise InputError(f"invalid YAML: document is nested too deeply (more than {MAX_DEPTH} levels)",
+                         source=source) from None
     finally:
         loader.dispose()
     return docs
+
+
+def _check_depth(text: str, *, source: str) -> None:
+    deep_prefix = re.search(r"^[ \t?:-]{%d,}" % MAX_DEPTH, text, re.MULTILINE)  # noqa: UP031
+    if deep_prefix is None and text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    loader = _Loader(text)
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, starts):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+                    raise InputError(f"invalid YAML{where}: nested more than {MAX_DEPTH} levels deep",
+                                     source=source)
+            elif isinstance(event, ends):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, source, text) from None
+    finally:
+        loader.dispose()
 
 
 _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -166,11 +330,12 @@ class _Unusual(Exception):
     """The document needs PyYAML's full constructor (merge keys, explicit tags, complex keys)."""
 
 
-def _construct(loader: Any, root: yaml.Node) -> Any:
+def _construct(loader: Any, root: yaml.Node, source: str) -> Any:
     """Build the document like `loader.construct_document`, ~2.5x faster for plain documents.
 
     PyYAML's constructor spends most of its time in generic dispatch; Kubernetes manifests are plain maps,
     lists and core scalars. Anything else falls back to the full constructor, so results are identical.
+    A key set twice in one mapping is an error, as in Kubernetes' strict decoding.
     """
     memo: dict[int, Any] = {}  # aliases yield the same object, as in PyYAML
     constructors = loader.yaml_constructors
@@ -198,6 +363,8 @@ def _construct(loader: Any, root: yaml.Node) -> Any:
                     raise _Unusual
                 k = build(key_node)
                 try:
+                    if k in mapping:
+                        raise _duplicate(node, key_node, source)
                     mapping[k] = build(value_node)
                 except TypeError:  # an unhashable key: let PyYAML report it
                     raise _Unusual from None
@@ -212,10 +379,46 @@ def _construct(loader: Any, root: yaml.Node) -> Any:
     try:
         return build(root)
     except _Unusual:
+        _check_duplicates(root, source)
         return loader.construct_document(root)
 
 
-def _yaml_error(exc: yaml.MarkedYAMLError, source: str) -> InputError:
+def _duplicate(mapping: yaml.Node, key_node: yaml.Node, source: str) -> InputError:
+    first = next((k for k, _ in mapping.value if k.value == key_node.value), key_node)
+    mark = key_node.start_mark
+    return InputError(f"invalid YAML (line {mark.line + 1}, column {mark.column + 1}): key \"{key_node.value}\" "
+                      f"already set in map (line {first.start_mark.line + 1})", source=source)
+
+
+def _check_duplicates(root: yaml.Node, source: str) -> None:
+    """Duplicate scalar keys anywhere in a document the full constructor builds (merge keys may repeat)."""
+    seen_nodes: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[tuple[str, str]] = set()
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE:
+                    k = (key_node.tag, key_node.value)
+                    if k in keys:
+                        raise _duplicate(node, key_node, source)
+                    keys.add(k)
+        stack.extend(_children(node))
+
+
+def _yaml_error(exc: yaml.YAMLError, source: str, text: str) -> InputError:
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML forbids (NUL, other controls)
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        return InputError(f"invalid YAML (line {line}, column {column}): character #x{char:04x} is not "
+                          "allowed", source=source)
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return InputError(f"invalid YAML: {exc}", source=source)
     mark = exc.problem_mark or exc.context_mark
     where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
     problem = exc.problem or "syntax error"
@@ -223,7 +426,7 @@ def _yaml_error(exc: yaml.MarkedYAMLError, source: str) -> InputError:
     return InputError(f"invalid YAML{where}: {context}{problem}", source=source)
 
 
-def _check_alias_expansion(root: yaml.Node, *, source: str, document: int) -> None:
+def _check_alias_expansion(root: yaml.Node, *, source: str, document: int, budget: AliasBudget) -> None:
     """Count the nodes the document has once aliases are expanded (each shared node once per use)."""
     size: dict[int, int] = {}
     distinct = 0
@@ -244,9 +447,7 @@ def _check_alias_expansion(root: yaml.Node, *, source: str, document: int) -> No
         distinct += 1
         stack.append((node, True))
         stack.extend((c, False) for c in reversed(children) if size.get(id(c), -2) < 0)
-    if size[id(root)] - distinct > MAX_ALIAS_EXPANSION:
-        raise InputError(f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes in document "
-                         f"{document} (a \"billion laughs\" document?)", source=source)
+    budget.spend(size[id(root)] - distinct, source=source, document=document)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -13,7 +13,7 @@ from drasim.api.kinds import KubeObject
 from drasim.api.meta import Strict
 from drasim.api.quantity import Quantity
 from drasim.errors import InputError
-from drasim.sources.files import parse_yaml
+from drasim.sources.files import decode_text, parse_yaml, read_input
 
 __all__ = ["KNOWN_FEATURES", "AllocatedState", "ConsumedCapacity", "DeviceRef", "Scenario", "SharedDeviceRef",
            "Step", "load_scenario", "parse_scenario"]
@@ -111,17 +111,7 @@ class Scenario:
 
 def load_scenario(path: str) -> Scenario:
     """Read and check a scenario file; every error is an `InputError` naming the file and the field."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise InputError("no such file or directory", source=path) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), source=path) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (invalid byte at offset {exc.start})", source=path) from None
+    text = decode_text(read_input(path), source=path)
     docs = [d for d in parse_yaml(text, source=path) if d is not None]
     if len(docs) != 1:
         raise InputError(f"a scenario file holds exactly one YAML document, found {len(docs)}", source=path)
