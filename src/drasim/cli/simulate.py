@@ -14,12 +14,14 @@ from rich.console import Console
 from rich.table import Table
 
 from drasim import DEFAULT_KUBERNETES_VERSION
+from drasim.allocator.search import FILTER_BUDGET_STEPS, budget_text
 from drasim.allocator.versions import features_for_version
 from drasim.api.encode import encode_object, yaml_documents
 from drasim.api.quantity import Quantity
 from drasim.cli.options import filename_option
 from drasim.demo import demo_paths
 from drasim.errors import InputError
+from drasim.scheduler.dra import REASON_TIMEOUT
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
 from drasim.sim.report import (
@@ -211,6 +213,8 @@ def _render(result: SimulationResult, lines: list[PodLine], *, wide: bool) -> No
         console.print("\nPending pods and why:")
         for line in pending:
             console.print(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
+        if any(REASON_TIMEOUT in line.reason for line in pending):
+            console.print(f'  ("{REASON_TIMEOUT}": {budget_text(FILTER_BUDGET_STEPS)})')
     mixes = workload_mix(lines)
     if mixes:
         console.print("\nFallback mix per workload:")
