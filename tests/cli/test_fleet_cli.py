@@ -88,7 +88,8 @@ def test_output_dir(tmp_path: Path) -> None:
     proc = run("fleet", "--nodes", "h100:mig-dynamic:1", "--gpus-per-node", "2", "--output-dir", str(out))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
-    assert sorted(p.name for p in out.iterdir()) == ["deviceclasses.yaml", "nodes.yaml", "resourceslices.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == [".drasim-files", "deviceclasses.yaml", "nodes.yaml",
+                                                     "resourceslices.yaml"]
     assert "wrote 6 objects" in proc.stderr
     loaded = load_paths([str(out)])
     assert [f for f in validate_objects(loaded.objects) if f.severity == "error"] == []
@@ -96,6 +97,26 @@ def test_output_dir(tmp_path: Path) -> None:
     proc = run("fleet", "--nodes", "t4", "-o", "json", "--output-dir", str(tmp_path / "js"))
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "js" / "nodes.json").read_text())["items"][0]["kind"] == "Node"
+
+
+def test_output_dir_touches_only_drasims_files(tmp_path: Path) -> None:
+    out = tmp_path / "fleet"
+    (out / "x").mkdir(parents=True)
+    (out / "x" / "keep").write_text("keep")
+    (out / "workload.yaml").write_text("mine")
+    proc = run("fleet", "--nodes", "h100:1", "--output-dir", str(out))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "not empty and was not written by drasim (no .drasim-files marker)" in proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["workload.yaml", "x"]
+    new = tmp_path / "new"
+    assert run("fleet", "--nodes", "h100:1", "--output-dir", str(new)).returncode == 0
+    (new / "workload.yaml").write_text("mine")
+    # Run again into drasim's own output: its files are replaced, the user's stay.
+    proc = run("fleet", "--nodes", "a100-80gb:1", "-o", "json", "--output-dir", str(new))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in new.iterdir()) == [".drasim-files", "deviceclasses.json", "nodes.json",
+                                                     "resourceslices.json", "workload.yaml"]
+    assert (new / "workload.yaml").read_text() == "mine"
 
 
 def test_output_dir_nothing_partial_on_error(tmp_path: Path) -> None:

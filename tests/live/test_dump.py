@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from apiserver import FakeApiServer
+from apiserver import FakeApiServer, Route
 from click.testing import CliRunner
 
 from drasim.api.kinds import KubeObject
@@ -19,6 +21,7 @@ from drasim.sources import dump as dump_module
 from drasim.sources.dump import CLUSTER_INFO, read_dump, write_dump
 from drasim.sources.files import load_paths
 from drasim.sources.live import ClusterAccessError, read_cluster
+from drasim.sources.outdir import MARKER
 
 Start = Callable[..., FakeApiServer]
 Write = Callable[..., str]
@@ -39,7 +42,7 @@ def test_dump_loads_with_load_paths_into_the_same_objects(snapshot136: ClusterSn
     out = tmp_path / "dump"
     written = write_dump(snapshot136, str(out), fmt="json" if fmt == "json" else "yaml")
     assert written[0] == CLUSTER_INFO
-    assert sorted(os.listdir(out)) == sorted(written)
+    assert sorted(os.listdir(out)) == sorted([*written, MARKER])
     assert f"resourceslices.{fmt}" in written and f"devicetaintrules.{fmt}" in written
     loaded = load_paths([str(out)])
     assert ordered(loaded.objects) == ordered(snapshot136.objects)
@@ -76,21 +79,103 @@ def test_dump_is_deterministic(snapshot136: ClusterSnapshot, tmp_path: Path) -> 
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
-def test_existing_directory_is_kept_unless_overwrite(snapshot136: ClusterSnapshot, tmp_path: Path) -> None:
-    base = tmp_path / "out"
-    out = base / "dump"
-    out.mkdir(parents=True)
+def test_a_directory_drasim_did_not_write_is_refused(snapshot136: ClusterSnapshot, tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    (out / "x").mkdir(parents=True)
+    (out / "x" / "keep").write_text("keep me")
     (out / "mine.txt").write_text("keep me")
-    with pytest.raises(InputError, match="directory exists and is not empty: choose a new one or pass --overwrite"):
-        write_dump(snapshot136, str(out))
-    assert os.listdir(out) == ["mine.txt"]
-    write_dump(snapshot136, str(out), overwrite=True)
-    assert "mine.txt" not in os.listdir(out) and CLUSTER_INFO in os.listdir(out)
-    assert os.listdir(base) == ["dump"]  # no temporary or old directories left
+    for overwrite in (False, True):
+        with pytest.raises(InputError, match=r"not empty and was not written by drasim \(no .drasim-files"):
+            write_dump(snapshot136, str(out), overwrite=overwrite)
+    assert sorted(os.listdir(out)) == ["mine.txt", "x"] and (out / "x" / "keep").read_text() == "keep me"
     empty = tmp_path / "empty"
     empty.mkdir()
     write_dump(snapshot136, str(empty))  # an empty directory is fine without --overwrite
-    assert CLUSTER_INFO in os.listdir(empty)
+    assert CLUSTER_INFO in os.listdir(empty) and MARKER in os.listdir(empty)
+
+
+def test_overwrite_replaces_only_drasims_own_files(snapshot136: ClusterSnapshot, tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    first = write_dump(snapshot136, str(out))
+    marker = json.loads((out / MARKER).read_text())
+    assert marker["files"] == sorted(first)
+    (out / "x").mkdir()
+    (out / "x" / "keep").write_text("keep me")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="holds an earlier drasim output: pass --overwrite"):
+        write_dump(snapshot136, str(out))
+    # Without pods this time: drasim's stale pods.yaml goes, the user's files stay.
+    fewer = ClusterSnapshot(**{**snapshot136.__dict__, "objects": [o for o in snapshot136.objects
+                                                                   if o.kind != "Pod"]})
+    second = write_dump(fewer, str(out), overwrite=True)
+    assert "pods.yaml" in first and "pods.yaml" not in second
+    assert sorted(os.listdir(out)) == sorted([*second, MARKER, "notes.txt", "x"])
+    assert (out / "x" / "keep").read_text() == "keep me" and (out / "notes.txt").read_text() == "mine"
+    assert json.loads((out / MARKER).read_text())["files"] == sorted(second)
+    # A file the marker does not name is never replaced, even under one of drasim's names.
+    (out / MARKER).write_text(json.dumps({**marker, "files": [CLUSTER_INFO]}))
+    with pytest.raises(InputError, match=r"refusing to replace deviceclasses.yaml, .*drasim did not write them"):
+        write_dump(snapshot136, str(out), overwrite=True)
+
+
+def test_dump_never_follows_a_symlink_in_the_directory(snapshot136: ClusterSnapshot, tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    write_dump(snapshot136, str(out))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (out / "resourceslices.yaml").unlink()
+    (out / "resourceslices.yaml").symlink_to(victim)
+    (out / "pods.yaml").unlink()
+    (out / "pods.yaml").symlink_to(victim)
+    fewer = ClusterSnapshot(**{**snapshot136.__dict__, "objects": [o for o in snapshot136.objects
+                                                                   if o.kind != "Pod"]})
+    write_dump(fewer, str(out), overwrite=True)
+    assert victim.read_text() == "precious"
+    assert not (out / "resourceslices.yaml").is_symlink() and "ResourceSlice" in (out / "resourceslices.yaml"
+                                                                                 ).read_text()
+    assert not os.path.lexists(out / "pods.yaml")  # drasim's own name: the link is removed, not followed
+    # A planted marker link is not trusted.
+    (out / MARKER).unlink()
+    (out / MARKER).symlink_to(victim)
+    with pytest.raises(InputError, match="symbolic link"):
+        write_dump(snapshot136, str(out), overwrite=True)
+    assert victim.read_text() == "precious"
+
+
+def test_files_get_the_umask_mode_and_no_temporaries_remain(snapshot136: ClusterSnapshot, tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        write_dump(snapshot136, str(tmp_path / "d"))
+        write_dump(snapshot136, str(tmp_path / "d"), overwrite=True)
+    finally:
+        os.umask(old)
+    for name in os.listdir(tmp_path / "d"):
+        assert not name.endswith(".tmp")
+        assert stat.S_IMODE(os.stat(tmp_path / "d" / name).st_mode) == 0o640, name
+    assert [n for n in os.listdir(tmp_path) if n.startswith((".", "d"))] == ["d"]
+
+
+def test_file_names_stay_inside_the_directory(tmp_path: Path) -> None:
+    from drasim.sources.outdir import write_files
+    for bad in ("../escape.yaml", "/tmp/abs.yaml", "sub/x.yaml", "..", ".hidden"):
+        with pytest.raises(InputError, match="not a plain file name"):
+            write_files(str(tmp_path / "d"), {bad: b"x"}, overwrite=False, command="test")
+    assert not (tmp_path / "escape.yaml").exists() and not (tmp_path / "d").exists()
+
+
+def test_hostile_object_names_do_not_leave_the_directory(apiserver: Start, write_kubeconfig: Write,
+                                                         tmp_path: Path) -> None:
+    names = ["../../escape", "/etc/passwd", "..", "a/../../b"]
+    items = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": n}, "spec": {}}
+             for n in names]
+    routes = {"/apis/resource.k8s.io/v1/deviceclasses": Route(200, {"kind": "DeviceClassList",
+                                                                    "apiVersion": "resource.k8s.io/v1",
+                                                                    "metadata": {}, "items": items})}
+    snap = read_cluster(write_kubeconfig(apiserver("k136", routes=routes).url))
+    out = tmp_path / "o" / "a" / "dump"
+    write_dump(snap, str(out))
+    assert os.listdir(tmp_path / "o") == ["a"] and os.listdir(tmp_path / "o" / "a") == ["dump"]
+    assert all(not os.path.isdir(out / n) for n in os.listdir(out))
 
 
 def test_failure_while_writing_leaves_nothing(snapshot136: ClusterSnapshot, tmp_path: Path,
@@ -102,7 +187,30 @@ def test_failure_while_writing_leaves_nothing(snapshot136: ClusterSnapshot, tmp_
     base = tmp_path / "out"
     with pytest.raises(InputError, match="cannot write the dump: No space left on device"):
         write_dump(snapshot136, str(base / "dump"))
-    assert os.listdir(base) == []
+    assert not base.exists()
+
+
+def test_failure_during_the_renames_keeps_the_marker_complete(snapshot136: ClusterSnapshot, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from drasim.sources import outdir
+    out = tmp_path / "dump"
+    write_dump(snapshot136, str(out))
+    calls = iter(range(100))
+    real = os.replace
+
+    def flaky(src: str, dst: str) -> None:
+        if next(calls) == 3:
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+
+    monkeypatch.setattr(outdir.os, "replace", flaky)
+    with pytest.raises(InputError, match="cannot write: No space left on device"):
+        write_dump(snapshot136, str(out), overwrite=True)
+    monkeypatch.undo()
+    listed = set(json.loads((out / MARKER).read_text())["files"])
+    assert set(os.listdir(out)) - {MARKER} <= listed  # whatever is there, drasim may replace it again
+    write_dump(snapshot136, str(out), overwrite=True)
+    assert not [n for n in os.listdir(out) if n.endswith(".tmp")]
 
 
 def test_dump_cli_writes_and_summarises(apiserver: Start, write_kubeconfig: Write, tmp_path: Path) -> None:

@@ -46,16 +46,44 @@ from drasim.api.resource import (
 MAX_RESULTS = 32  # AllocationResultsMaxSize
 MAX_SUBREQUESTS = 8  # FirstAvailableDeviceRequestMaxSize
 
+# The scheduler stops every Filter call after DynamicResourcesArgs.filterTimeout (10 s; spec §4.1,
+# §5.3). drasim's deadline is a step count instead, so the same input always gives the same answer:
+# about 10 CPU-s of drasim's search on this project's reference machine (bench/bench_budget.py).
+FILTER_TIMEOUT_SECONDS = 10
+FILTER_BUDGET_STEPS = 3_000_000
+# A search still running after this many steps is checked once for a counting proof that it cannot
+# succeed (`_Run._cannot_fit`). Smaller searches keep upstream's exact step counts.
+PROOF_AFTER_STEPS = 1_000
+
+
+def budget_text(max_steps: int) -> str:
+    """What drasim's deterministic deadline is and stands for."""
+    return (f"drasim stops the search after {max_steps} steps, its stand-in for the scheduler's "
+            f"{FILTER_TIMEOUT_SECONDS}s filter timeout")
+
+
+def deadline_message(max_steps: int) -> str:
+    """Upstream's text for a cancelled search, plus what drasim's deterministic deadline stands for."""
+    return f"filter operation aborted: context deadline exceeded ({budget_text(max_steps)})"
+
 
 class _MaxExceeded(Exception):
     """Upstream's errAllocationResultMaxSizeExceeded: unwinds to the nearest firstAvailable."""
 
 
+class _Unsatisfiable(Exception):
+    """The counting proof holds: no branch of the search can succeed, so it stops at once."""
+
+
 @dataclass
 class AllocateStats:
-    """What the last `allocate` call did; `steps` equals upstream's NumAllocateOneInvocations."""
+    """What the last `allocate` call did; `steps` equals upstream's NumAllocateOneInvocations.
+
+    `proven` is set when the search stopped early because it provably could not succeed.
+    """
 
     steps: int = 0
+    proven: bool = False
 
 
 def claim_ref(claim: ResourceClaim) -> str:
@@ -135,13 +163,14 @@ class Allocator:
     """Upstream `NewAllocator` + `Allocate`: one instance per scheduling cycle (fixed in-use state).
 
     `classes` maps class names to DeviceClasses. `memo` carries CEL results across calls for as
-    long as the slices do not change. `max_steps` is a deterministic deadline: past it a call
-    fails with `filter operation aborted: ...` as upstream does when its filter timeout expires.
+    long as the slices do not change. `max_steps` is a deterministic deadline (default: the budget
+    that stands for the scheduler's filter timeout; None: none): past it a call fails with
+    `filter operation aborted: ...` as upstream does when its filter timeout expires.
     `reporter` hears every device the search skips and why (upstream logs these at high verbosity).
     """
 
     def __init__(self, features: Features, state: AllocatedState, classes: Mapping[str, DeviceClass],
-                 slices: Sequence[ResourceSlice] | SliceCache, *, max_steps: int | None = None,
+                 slices: Sequence[ResourceSlice] | SliceCache, *, max_steps: int | None = FILTER_BUDGET_STEPS,
                  new_share_id: Callable[[str, str, DeviceID, int], str] | None = None,
                  variant: str | None = None, reporter: SearchReporter | None = None) -> None:
         self.features = features
@@ -223,6 +252,9 @@ class _Run:
         self.consumed_counters: dict[str, dict[str, dict[str, Number]]] = {}
         self.results: list[list[_Result]] = [[] for _ in claims]
         self.cands = candidates
+        # The step at which `_checkpoint` runs next: the proof, then the deadline.
+        self.checkpoint = min(PROOF_AFTER_STEPS, alloc.max_steps) if alloc.max_steps is not None \
+            else PROOF_AFTER_STEPS
 
     # --- preparation ------------------------------------------------------------------------
 
@@ -232,6 +264,9 @@ class _Run:
         try:
             done = self._step(0, 0, 0, 0, False, 0)
         except _MaxExceeded:
+            done = False
+        except _Unsatisfiable:
+            self.a.stats.proven = True
             done = False
         if not done:
             for pool in self.pools:
@@ -445,8 +480,8 @@ class _Run:
     def _step(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int) -> bool:
         a = self.a
         a.stats.steps += 1
-        if a.max_steps is not None and a.stats.steps > a.max_steps:
-            raise DeadlineExceeded("filter operation aborted: context deadline exceeded")
+        if a.stats.steps >= self.checkpoint:
+            self._checkpoint()
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]
@@ -539,6 +574,87 @@ class _Run:
             if ok:
                 return True
             undo()
+        return False
+
+    def _checkpoint(self) -> None:
+        """The proof once the search has run `PROOF_AFTER_STEPS` steps; the deadline past `max_steps`."""
+        steps, limit = self.a.stats.steps, self.a.max_steps
+        if limit is not None and steps > limit:
+            raise DeadlineExceeded(deadline_message(limit))
+        if steps == PROOF_AFTER_STEPS and self._cannot_fit():
+            raise _Unsatisfiable
+        self.checkpoint = limit + 1 if limit is not None else 1 << 62
+
+    def _cannot_fit(self) -> bool:
+        """A counting proof that no allocation exists (Hall's condition on devices, then on counters).
+
+        Each request needs at least its smallest alternative's count of distinct devices, drawn from
+        the devices any of its alternatives could ever use (free, selected, not blocked by a taint).
+        If for some such set T the requests confined to T need more than |T| devices, or if the
+        requests whose every usable device draws on one shared counter need more of it than is left,
+        the search cannot succeed: it would end with "no allocation", which is what this answers.
+        The proof is only attempted where that is certain to be the search's outcome: no `All`
+        request (those can fail with an error), no multi-allocatable device (shared between
+        requests), and no selector error on any device (the search might have met it first).
+        """
+        f = self.f
+        allocated = self.a.state.devices
+        needs: list[tuple[int, dict[DeviceID, Candidate]]] = []
+        for ci, claim in enumerate(self.claims):
+            for ri, request in enumerate(claim.spec.devices.requests):
+                fewest: int | None = None
+                usable: dict[DeviceID, Candidate] = {}
+                for si in range(max(1, len(request.first_available or []))):
+                    data = self.requests[(ci, ri, si)]
+                    if data.mode != "ExactCount":
+                        return False
+                    # An admin alternative needs no exclusive device, but its selectors still run.
+                    fewest = 0 if data.admin else data.num if fewest is None else min(fewest, data.num)
+                    for cand in self.cands:
+                        if cand.id in allocated and not data.admin:
+                            continue  # the search never looks at these for this request
+                        try:
+                            if self._selectable((ci, ri, si), data, cand) is not None:
+                                continue
+                        except AllocationError:
+                            return False
+                        dev = cand.device
+                        if f.consumable_capacity and dev.allow_multiple_allocations:
+                            return False
+                        if (not f.partitionable_devices and dev.consumes_counters) or \
+                                (f.device_taints and taint_blocks(dev, data.tolerations)):
+                            continue
+                        usable[cand.id] = cand
+                if fewest:
+                    needs.append((fewest, usable))
+        sets = [(n, frozenset(usable)) for n, usable in needs]
+        for _, pool in sets:
+            if sum(n for n, devices in sets if devices <= pool) > len(pool):
+                return True
+        return self._counters_short(needs)
+
+    def _counters_short(self, needs: list[tuple[int, dict[DeviceID, Candidate]]]) -> bool:
+        """Whether the requests drawing on one shared counter with every usable device need more than is left."""
+        wanted: dict[tuple[str, str, str], Number] = {}
+        pools: dict[str, Pool] = {}
+        for n, usable in needs:
+            least: dict[tuple[str, str, str], Number] | None = None
+            for cand in usable.values():
+                here: dict[tuple[str, str, str], Number] = {}
+                for set_name, counters in cand.consumption:
+                    for name, amount in counters:
+                        key = (cand.pool.name, set_name, name)  # counters are tallied by pool name
+                        here[key] = here.get(key, 0) + amount
+                pools.setdefault(cand.pool.name, cand.pool)
+                least = here if least is None else {k: min(v, here[k]) for k, v in least.items() if k in here}
+                if not least:
+                    break
+            for key, amount in (least or {}).items():
+                wanted[key] = wanted.get(key, 0) + n * amount
+        for (pool_name, set_name, name), amount in wanted.items():
+            left = self.a.available_counters(pools[pool_name]).get(set_name, {}).get(name)
+            if left is not None and amount > left:
+                return True
         return False
 
     def _try_add(self, ci: int, data: _Req, cand: Candidate, must: bool) -> Callable[[], None] | None:

@@ -6,13 +6,11 @@ import json
 
 import click
 
-from drasim.allocator.versions import allocator_features
-from drasim.cli.options import ReleaseProfile, demo_profile, filename_option, profile_options
-from drasim.cli.simulate import load_inputs
+from drasim.api.profile import ReleaseProfile
+from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cli.simulate import load_inputs, simulation_options
 from drasim.demo import demo_paths
 from drasim.sim.capacity import DEFAULT_MAX, capacity
-from drasim.sim.engine import SimulationOptions
-from drasim.sources.files import load_paths
 
 __all__ = ["capacity_cmd"]
 
@@ -42,12 +40,11 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
     if not paths:
         profile = demo_profile(profile)
     objects, timelines, warnings = load_inputs(list(paths) or demo_paths(), profile)
-    loaded = load_paths([workload_path])
-    for w in [*warnings, *loaded.warnings]:
+    workload, _, workload_warnings = load_inputs([workload_path], profile)
+    for w in [*warnings, *workload_warnings]:
         click.echo(f"warning: {w}", err=True)
-    options = SimulationOptions(features=allocator_features(profile), seed=seed,
-                                extended_resources=profile.extended_resources)
-    result = capacity(objects, loaded.objects, timelines=timelines, options=options, max_replicas=max_replicas,
+    options = simulation_options(profile, seed=seed)
+    result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
                       source=workload_path)
     if output == "json":
         click.echo(json.dumps(result.to_dict(), indent=2))

@@ -18,10 +18,11 @@ __all__ = ["dump"]
 @click.command("dump")
 @cluster_options
 @click.option("-o", "--output-dir", "directory", metavar="DIR", required=True,
-              help="Directory to write (created; must be new or empty unless --overwrite).")
+              help="Directory to write (created; must be new or empty, or an earlier dump with --overwrite).")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="File format (JSON reads faster for clusters with thousands of slices).")
-@click.option("--overwrite", is_flag=True, help="Replace an existing, non-empty DIR.")
+@click.option("--overwrite", is_flag=True,
+              help="Replace the files of an earlier drasim output in DIR (nothing else in DIR is touched).")
 @profile_options(RELEASES, optional=True, help_text="The release to record when the server does not report "
                  "its version.")
 def dump(kubeconfig: str | None, context: str | None, timeout: float, directory: str, fmt: str,
@@ -30,7 +31,9 @@ def dump(kubeconfig: str | None, context: str | None, timeout: float, directory:
     ResourceClaimTemplates, DeviceTaintRules, Nodes, Namespaces and the Pods that use claims (all as
     resource.k8s.io/v1, whatever version the server serves), plus cluster-info.yaml (server version, served
     resource.k8s.io versions). Every drasim command reads DIR like any manifest directory; `drasim doctor
-    --from-dump DIR` checks it. Only GET requests are sent; DIR appears complete or not at all.
+    --from-dump DIR` checks it. Only GET requests are sent. Each file is complete before it appears, and
+    DIR/.drasim-files names the files drasim wrote: --overwrite replaces or removes only those, and a
+    non-empty DIR without that marker is refused.
 
     Exit codes: 0 written, 2 cannot connect or bad input.
     """

@@ -183,8 +183,7 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
             raise click.UsageError("give KIND and NAME with -f PATH, or use --scenario FILE")
         if not paths:
             raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -)")
-        profile = profile or profile_for()
-        state, warnings = settled_state(list(paths), profile, seed=seed, at=at)
+        state, warnings = settled_state(list(paths), profile or profile_for(), seed=seed, at=at)
         for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
         ex = _explain_one(state, kind, name, nodes, None)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from drasim.fleet.generate import (
     kind_counts,
     parse_node_spec,
 )
+from drasim.sources.outdir import write_files
 
 __all__ = ["fleet", "header_lines", "list_models_text"]
 
@@ -171,34 +170,20 @@ def _yaml(objects: Sequence[KubeObject], header: list[str]) -> str:
 
 def _write_dir(directory: Path, objects: Sequence[KubeObject], output: str,
                header: list[str]) -> list[tuple[str, int]]:
-    """Write one file per kind; every file is written to a temporary name first and renamed only when all
-    are complete, so an error leaves no partial output behind."""
-    if directory.exists() and not directory.is_dir():
-        raise InputError(f"--output-dir {directory}: exists and is not a directory")
-    contents: list[tuple[str, bytes, int]] = []
+    """Write one file per kind, each complete before it appears. The directory must be new, empty or an
+    earlier drasim output (its `.drasim-files` marker names the files that may be replaced)."""
+    contents: dict[str, bytes] = {}
+    counts: list[tuple[str, int]] = []
     for base, kind in _FILES:
         chosen = [o for o in objects if isinstance(o, kind)]
         data = to_json(chosen, as_list=True) + b"\n" if output == "json" else _yaml(chosen, header).encode()
-        contents.append((f"{base}.{output}", data, len(chosen)))
+        contents[f"{base}.{output}"] = data
+        counts.append((f"{base}.{output}", len(chosen)))
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"--output-dir {directory}: {err.strerror or err}") from None
-    temps: list[tuple[str, str]] = []
-    try:
-        for name, data, _n in contents:
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-            temps.append((tmp, name))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-        for tmp, name in temps:
-            os.replace(tmp, directory / name)
-    except OSError as err:
-        for tmp, _name in temps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        raise InputError(f"--output-dir {directory}: {err.strerror or err}") from None
-    return [(name, n) for name, _data, n in contents]
+        write_files(str(directory), contents, overwrite=True, command="drasim fleet")
+    except InputError as err:
+        raise InputError(f"--output-dir {directory}: {err.message}") from None
+    return counts
 
 
 # --- --list-models ---------------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -60,7 +59,6 @@ def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, eff
     rule = _read_rule(rule_path)
     # The cluster as `drasim simulate` leaves the inputs: plain manifests get their pods placed first.
     state, warnings = settled_state(list(paths), profile)
-    loaded = _Loaded(warnings)
     notes = _complete_pods(state)
     if not profile.gate(profile.taint_rule_gate()):
         notes.insert(0, f"{profile.describe()} does not serve DeviceTaintRules: the {profile.taint_rule_gate()} "
@@ -84,17 +82,12 @@ def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, eff
 
     if output == "json":
         report = _json_report(rule, condition.message or "", condition.reason or "", published, allocated,
-                              impact, stubs, notes, loaded.warnings, no_execute)
+                              impact, stubs, notes, warnings, no_execute)
         click.echo(json.dumps(report, indent=2))
         return
-    for warning in loaded.warnings:
+    for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
     _print_table(rule, condition.message or "", published, allocated, impact, stubs, notes, no_execute)
-
-
-@dataclass
-class _Loaded:
-    warnings: list[str]
 
 
 def _read_rule(path: str) -> DeviceTaintRule:

@@ -13,7 +13,7 @@ from drasim.allocator.cache import Candidate, NodeView, SliceCache
 from drasim.allocator.checks import REASON_ORDER, Rejection, untolerated_taint
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
 from drasim.allocator.pools import Pool, slice_relevant
-from drasim.allocator.search import claim_ref
+from drasim.allocator.search import FILTER_BUDGET_STEPS, claim_ref
 from drasim.api.core import Node, Pod
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
@@ -354,22 +354,19 @@ class _Probe:
 
 
 def _probe(ctx: _Ctx, node: Node, view: NodeView) -> _Probe:
-    verdict = _verdict(ctx.allocator, node, ctx.claims)
+    verdict = ctx.run(ctx.allocator, node, ctx.claims)
     forced: dict[tuple[int, int, int], Verdict] = {}
     for ci, claim in enumerate(ctx.claims):
         for ri, request in enumerate(claim.spec.devices.requests):
             for si in range(len(request.first_available or ())):
-                forced[(ci, ri, si)] = _verdict(ctx.allocator, node, _force(ctx.claims, ci, ri, si))
+                forced[(ci, ri, si)] = ctx.run(ctx.allocator, node, _force(ctx.claims, ci, ri, si))
     listener = _Listener(view)
     prepared = ctx.allocator.probe(node, ctx.claims, listener)
     cons = [_constraint_views(p, c) for p, c in zip(prepared, ctx.claims, strict=True)]
     probe = _Probe(verdict, forced, listener.outcomes, listener.problems, cons)
     if verdict.status == "unsatisfiable":
         free = Allocator(ctx.features, AllocatedState(), ctx.state.classes, ctx.cache, variant=ctx.variant)
-        try:
-            probe.fits_when_free = free.allocate(node, ctx.claims) is not None
-        except AllocationError:
-            probe.fits_when_free = False
+        probe.fits_when_free = ctx.run(free, node, ctx.claims).status == "allocated"
     return probe
 
 
@@ -426,6 +423,21 @@ class _Ctx:
         self.in_use_any = set(in_use.devices) | {d for d, _ in in_use.shared} | set(in_use.aggregated_capacity)
         self.alts = [_alternatives(c, ci, state.classes) for ci, c in enumerate(claims)]
         self._counter_holders: dict[tuple[str, str, str], list[str]] = {}
+        # Search steps left for this explanation's allocator calls (one per node, one per forced
+        # alternative, the preemption hint): each call gets at most the scheduler's budget, all of
+        # them together twice that, so an explanation ends however many calls it makes.
+        self.spare = EXPLAIN_BUDGET_STEPS
+
+    def run(self, allocator: Allocator, node: Node, claims: list[ResourceClaim]) -> Verdict:
+        """An allocator call within what is left of the explanation's step budget."""
+        if self.spare <= 0:
+            return Verdict("error", f"not searched: this explanation's allocator calls used up their "
+                                    f"{EXPLAIN_BUDGET_STEPS} steps")
+        allocator.max_steps = min(FILTER_BUDGET_STEPS, self.spare)
+        try:
+            return _verdict(allocator, node, claims)
+        finally:
+            self.spare -= allocator.stats.steps
 
     def counter_holders(self, pool: Pool, set_name: str) -> list[str]:
         key = (pool.driver, pool.name, set_name)
@@ -673,6 +685,7 @@ def _constraint_reports(nd: _Node, ci: int) -> list[ConstraintReport]:
 
 
 _LIST_VALUE = "(list value)"
+EXPLAIN_BUDGET_STEPS = 2 * FILTER_BUDGET_STEPS
 
 
 def _verdict(allocator: Allocator, node: Node, claims: list[ResourceClaim]) -> Verdict:
@@ -710,7 +723,7 @@ def _analyse_node(ctx: _Ctx, node: Node, keep: bool = False, probe: _Probe | Non
     try:
         view = ctx.cache.view(node, ctx.features)
     except AllocationError as err:
-        group = NodeGroup(nodes=[node.metadata.name], verdict=_verdict(ctx.allocator, node, ctx.claims))
+        group = NodeGroup(nodes=[node.metadata.name], verdict=ctx.run(ctx.allocator, node, ctx.claims))
         group.problem = err.message
         return group, outcomes
     if probe is None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from drasim.allocator.search import FILTER_BUDGET_STEPS
+
 
 @dataclass(frozen=True)
 class SchedulerConfig:
@@ -14,3 +16,5 @@ class SchedulerConfig:
     percentage_of_nodes_to_score: int = 0  # 0 = adaptive (scheduler-core §6)
     extended_resources: bool = True  # DRAExtendedResource (beta, on in 1.36)
     binding_timeout_seconds: int = 600  # DynamicResourcesArgs.bindingTimeout
+    # DynamicResourcesArgs.filterTimeout (10 s) as a deterministic allocator step budget; None: no limit.
+    filter_budget_steps: int | None = FILTER_BUDGET_STEPS

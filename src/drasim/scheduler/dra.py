@@ -12,7 +12,7 @@ from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceI
 from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
 from drasim.allocator.pools import Pool
-from drasim.allocator.search import claim_ref
+from drasim.allocator.search import FILTER_BUDGET_STEPS, claim_ref
 from drasim.api.core import ContainerExtendedResourceRequest, Node, Pod
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
@@ -393,6 +393,7 @@ class DraCycle:
     extended_enabled: bool = True
     binding_timeout: int = 600
     in_use: AllocatedState | None = None  # what-if in-use state (default: the cluster's)
+    max_steps: int | None = FILTER_BUDGET_STEPS  # the filter timeout as a search step budget
     namespace: str = ""
     user: list[tuple[str, ResourceClaim]] = field(default_factory=list)  # (pod claim name, claim)
     special: ResourceClaim | None = None
@@ -570,7 +571,8 @@ class DraCycle:
                 in_use = restrict(self.in_use, ids)
             else:
                 in_use = self.caches.in_use_for(rec, self.state)
-            found = self._allocators[name] = Allocator(self.state.features, in_use, self.state.classes, self._cache)
+            found = self._allocators[name] = Allocator(self.state.features, in_use, self.state.classes, self._cache,
+                                                        max_steps=self.max_steps)
         return found
 
     def _variant(self, needs: tuple[str, ...]) -> ResourceClaim:

@@ -549,7 +549,8 @@ class Scheduler:
                                               no_preemption=failed.no_preemption, pod_object=pod)
         self._sync(state)
         result = ScheduleResult(pod=key, pod_object=pod)
-        dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds)
+        dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds,
+                       max_steps=self.config.filter_budget_steps)
         gated = dra.pre_enqueue()
         if gated is not None:
             result.status, result.message = GATED, gated
@@ -1151,7 +1152,8 @@ class Scheduler:
             freed.add_allocation(claim.status.allocation,
                                  consumable_capacity=state.features.consumable_capacity)
         probe = DraCycle(state, ctx.pod, DraCaches(), self.config.extended_resources,
-                         self.config.binding_timeout_seconds, in_use=freed)
+                         self.config.binding_timeout_seconds, in_use=freed,
+                         max_steps=self.config.filter_budget_steps)
         if probe.pre_enqueue() is not None or probe.pre_filter(ctx.req).reject is not None:
             return False
         for name in dra_nodes:

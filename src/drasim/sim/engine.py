@@ -10,7 +10,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from drasim.allocator import Features
+from drasim.allocator.search import FILTER_BUDGET_STEPS
+from drasim.allocator.versions import allocator_features
 from drasim.api.core import Pod
+from drasim.api.profile import ReleaseProfile
 from drasim.cluster import EPOCH, ClusterState, Key, key_of
 from drasim.cluster.clock import later
 from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, update_pod_condition
@@ -65,12 +68,19 @@ class SimulationOptions:
     seed: int = 0
     score_all_nodes: bool = False
     extended_resources: bool = True  # the DRAExtendedResource gate (beta, on, from 1.36)
+    # The scheduler's filter timeout as an allocator step budget (deterministic); None: no limit.
+    filter_budget_steps: int | None = FILTER_BUDGET_STEPS
     start: datetime = EPOCH
     horizon: timedelta = timedelta(days=7)
     # Shortcuts that change no result: a failed cycle reused for identical pods within one scheduling pass
     # (Scheduler.reuse_failures) and fewer full garbage collections during the run. Off only to prove that
     # (tests/sim/test_engine_equivalence.py, which also switches resourceclaim.FAST_COPY).
     fast_paths: bool = True
+
+    @classmethod
+    def for_profile(cls, profile: ReleaseProfile, **kwargs: Any) -> SimulationOptions:
+        """The options a cluster of `profile` runs with: its allocator features and extended-resource gate."""
+        return cls(features=allocator_features(profile), extended_resources=profile.extended_resources, **kwargs)
 
 
 @dataclass
@@ -134,7 +144,8 @@ class Simulation:
         self.state = ClusterState.from_objects(objects, features=self.options.features, now=self.options.start)
         self.scheduler = Scheduler(SchedulerConfig(seed=self.options.seed,
                                                    score_all_nodes=self.options.score_all_nodes,
-                                                   extended_resources=self.options.extended_resources))
+                                                   extended_resources=self.options.extended_resources,
+                                                   filter_budget_steps=self.options.filter_budget_steps))
         self.workloads = WorkloadController(seed=self.options.seed)
         self.evictions = EvictionTracker()
         self.runs = RunTracker()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections import Counter
 from typing import Any, Literal
 
@@ -16,6 +14,7 @@ from drasim.api.kinds import KubeObject
 from drasim.doctor.checks import ClusterSnapshot, parse_minor
 from drasim.errors import InputError
 from drasim.sources.files import EXTENSIONS, AliasBudget, decode_text, input_files, load_bytes, parse_yaml, read_input
+from drasim.sources.outdir import MARKER, write_files
 
 __all__ = ["CLUSTER_INFO", "DUMP_FILES", "INFO_API_VERSION", "INFO_KIND", "read_dump", "write_dump"]
 
@@ -56,69 +55,31 @@ def _sort_key(obj: KubeObject) -> tuple[str, str]:
     return obj.metadata.namespace or "", obj.metadata.name
 
 
-def _write(path: str, text: str | bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(text.encode("utf-8") if isinstance(text, str) else text)
-
-
 def write_dump(snapshot: ClusterSnapshot, directory: str, *, fmt: Format = "yaml",
                overwrite: bool = False) -> list[str]:
     """Write `snapshot` to `directory`: one file per kind (`resourceslices.yaml`...) and cluster-info.yaml.
 
-    Everything is written to a temporary sibling directory that is renamed into place at the end, so an
-    error leaves nothing partial behind. An existing non-empty `directory` is replaced only with `overwrite`.
+    Every file is complete before it appears (temporary file + rename); the directory's `.drasim-files`
+    marker names them. An existing directory must be empty, or an earlier drasim output and `overwrite`
+    given: then only drasim's own files are replaced or removed (see `outdir.write_files`).
     Returns the file names written (relative to `directory`). Raises InputError.
     """
-    target = os.path.abspath(directory)
-    parent, base = os.path.split(target)
-    if os.path.lexists(target):
-        if not os.path.isdir(target):
-            raise InputError("exists and is not a directory", source=directory)
-        if os.listdir(target) and not overwrite:
-            raise InputError("directory exists and is not empty: choose a new one or pass --overwrite",
-                             source=directory)
-    try:
-        os.makedirs(parent, exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
-    except OSError as exc:
-        raise InputError(f"cannot create the dump directory: {exc.strerror or exc}", source=directory) from None
-    written = []
     try:
         by_kind: dict[str, list[KubeObject]] = {}
         for obj in snapshot.objects:
             by_kind.setdefault(obj.kind, []).append(obj)
+        files: dict[str, bytes] = {}
+        header = "# Written by `drasim dump`: the cluster's version and API profile (objects: the other files).\n"
+        files[CLUSTER_INFO] = (header + yaml.safe_dump(_info(snapshot), sort_keys=False,
+                                                       default_flow_style=False)).encode("utf-8")
         for kind, stem in DUMP_FILES.items():
             objs = sorted(by_kind.get(kind, []), key=_sort_key)
-            if not objs:
-                continue
-            name = f"{stem}.{fmt}"
-            _write(os.path.join(tmp, name), to_json(objs, as_list=True) + b"\n" if fmt == "json" else to_yaml(objs))
-            written.append(name)
-        header = "# Written by `drasim dump`: the cluster's version and API profile (objects: the other files).\n"
-        _write(os.path.join(tmp, CLUSTER_INFO),
-               header + yaml.safe_dump(_info(snapshot), sort_keys=False, default_flow_style=False))
-        written.insert(0, CLUSTER_INFO)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o777 & ~mask)  # mkdtemp makes it private; the dump gets the usual permissions
-        if os.path.lexists(target):
-            old = tmp + ".old"
-            os.rename(target, old)
-            try:
-                os.rename(tmp, target)
-            except OSError:
-                os.rename(old, target)  # put the previous contents back
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, target)
+            if objs:
+                text = to_json(objs, as_list=True) + b"\n" if fmt == "json" else to_yaml(objs).encode("utf-8")
+                files[f"{stem}.{fmt}"] = text
     except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise InputError(f"cannot write the dump: {exc.strerror or exc}", source=directory) from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return written
+    return write_files(directory, files, overwrite=overwrite, command="drasim dump")
 
 
 def _read_info(path: str) -> dict[str, Any]:
@@ -161,6 +122,8 @@ def read_dump(directory: str) -> ClusterSnapshot:
     for path in paths:
         if os.path.abspath(path) == os.path.abspath(info_path):
             continue
+        if os.path.basename(path) == MARKER and os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory):
+            continue  # drasim's own list of the files it wrote
         if not path.lower().endswith(EXTENSIONS):
             warnings.append(f"{path}: skipped: not a .yaml/.yml/.json file")
             continue

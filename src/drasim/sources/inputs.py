@@ -13,7 +13,16 @@ from drasim.api.admission import Admission, Submitted, admit
 from drasim.api.profile import ReleaseProfile
 from drasim.api.validate import Finding
 from drasim.sim.timeline import Apply, Timeline, find_timelines, resolve_files
-from drasim.sources.files import EXTENSIONS, LoadResult, load_bytes, load_paths, parse_yaml
+from drasim.sources.files import (
+    LoadResult,
+    decode_text,
+    input_files,
+    load_bytes,
+    load_paths,
+    parse_yaml,
+    read_input,
+    read_stream,
+)
 
 __all__ = ["Inputs", "admit_loaded", "read_inputs"]
 
@@ -63,9 +72,7 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     `timelines`, Timeline documents are parsed too and the objects they apply admitted alongside."""
     stdin_bytes: bytes | None = None
     if "-" in paths:
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        data = stream.read()
-        stdin_bytes = data.encode() if isinstance(data, str) else data
+        stdin_bytes = read_stream(stdin if stdin is not None else sys.stdin.buffer, source="-")
     loaded = load_paths([p for p in paths if p != "-"])
     if stdin_bytes is not None:
         loaded.add(load_bytes(stdin_bytes, source="-"), "-")
@@ -81,9 +88,7 @@ def _files(paths: Sequence[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                out += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(EXTENSIONS)]
+            out += input_files(path)[0]  # load_paths warns about the entries skipped
         elif path != "-":
             out.append(path)
     return out
@@ -92,16 +97,13 @@ def _files(paths: Sequence[str]) -> list[str]:
 def _timelines(paths: Sequence[str], stdin_bytes: bytes | None) -> list[Timeline]:
     """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded."""
     found: list[Timeline] = []
-    texts: list[tuple[str, str]] = []
-    for path in _files(paths):
-        with open(path, encoding="utf-8-sig") as f:
-            texts.append((path, f.read()))
+    sources = [(path, read_input(path)) for path in _files(paths)]
     if stdin_bytes is not None:
-        texts.append(("-", stdin_bytes.decode("utf-8-sig", errors="replace")))
-    for source, text in texts:
-        if "Timeline" not in text:
-            continue
-        found += find_timelines(parse_yaml(text, source=source), source=source)
+        sources.append(("-", stdin_bytes))
+    for source, data in sources:
+        text = decode_text(data, source=source)
+        if "Timeline" in text:
+            found += find_timelines(parse_yaml(text, source=source), source=source)
     return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,44 @@ class KubeTarget:
 
     def __str__(self) -> str:
         return f"context {self.context} ({self.server})"
+
+
+# --- credentials never leave the kubeconfig ------------------------------------------------------
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s@]*@")
+REDACTED = "<redacted>"
+
+
+def strip_userinfo(text: str) -> str:
+    """`text` with the user info (`user:password@`) of every URL in it removed."""
+    return _USERINFO.sub(r"\1", text)
+
+
+def _secrets(user: User | None, server: str) -> list[str]:
+    """Every credential the kubeconfig entry holds, longest first (what must never be printed)."""
+    found: list[str] = []
+    if user is not None:
+        found += [user.token or "", user.password or "", user.client_key_data or ""]
+        if user.exec is not None:
+            found += [var.value for var in user.exec.env or [] if var.value]
+            found += [a.split("=", 1)[1] for a in user.exec.args or [] if "=" in a]
+        provider = getattr(user, "auth_provider", None)
+        if isinstance(provider, dict):
+            found += [v for v in (provider.get("config") or {}).values() if isinstance(v, str)]
+    match = re.match(r"(?i)[a-z][a-z0-9+.-]*://([^/?#\s@]*)@", server)
+    if match:
+        info = match.group(1)
+        found += [info, *info.split(":", 1)]
+    # Short values (a user name like "a") would blank out unrelated text; tokens and keys are long.
+    return sorted({s for s in found if len(s) >= 6}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """`text` without URL user info and without any of `secrets`."""
+    text = strip_userinfo(text)
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 # --- kubeconfig ------------------------------------------------------------------------------------
@@ -160,7 +199,8 @@ def load_kubeconfig(path: str | None = None, context: str | None = None) -> tupl
         raise ClusterAccessError(f"cluster {cluster_name!r} has no server address", source=label)
     config = SingleConfig(context_name=name, context=ctx, cluster=cluster, user=user,
                           fname=Path(paths[0]).expanduser())
-    return config, KubeTarget(context=name, server=cluster.server.rstrip("/"), kubeconfig=label)
+    # The target is what messages and dumps show: never the URL's user info.
+    return config, KubeTarget(context=name, server=strip_userinfo(cluster.server).rstrip("/"), kubeconfig=label)
 
 
 # --- the client ------------------------------------------------------------------------------------
@@ -190,12 +230,14 @@ class LiveClient:
                  page_size: int = 500) -> None:
         self.target = target
         self.page_size = page_size
+        self._secrets = _secrets(config.user, config.cluster.server or "")
+        self._exec = config.user.exec.command if config.user is not None and config.user.exec else None
         try:
             params = client_adapter.ConnectionParams(timeout=httpx.Timeout(timeout))
             self._http = client_adapter.Client(config, params)
         except (ConfigError, OSError, ValueError) as exc:
-            raise ClusterAccessError(f"{target}: cannot use the kubeconfig's credentials or certificates: {exc}",
-                                     source=target.kubeconfig) from None
+            raise ClusterAccessError(scrub(f"{target}: cannot use the kubeconfig's credentials or certificates: "
+                                           f"{exc}", self._secrets), source=target.kubeconfig) from None
         self._http.headers["Accept"] = "application/json"
         self._http.headers["User-Agent"] = f"drasim/{__version__} (read-only)"
         self._http.event_hooks = {"request": [_refuse_writes], "response": []}
@@ -213,7 +255,29 @@ class LiveClient:
 
     def get_bytes(self, path: str, *, what: str, params: dict[str, Any] | None = None,
                   missing_ok: bool = False) -> bytes | None:
-        """GET `path`; `what` names the resource in errors. None for a 404 when `missing_ok`."""
+        """GET `path`; `what` names the resource in errors. None for a 404 when `missing_ok`.
+
+        No error message carries a credential: URL user info, tokens, passwords, keys and whatever an exec
+        credential plugin printed are left out."""
+        try:
+            return self._get_bytes(path, what=what, params=params, missing_ok=missing_ok)
+        except ClusterAccessError as err:
+            raise ClusterAccessError(scrub(err.message, self._secrets), source=err.source) from None
+
+    def _exec_failed(self, exc: Exception) -> ClusterAccessError:
+        """An exec credential plugin failed: say which and how, never what it printed."""
+        command = os.path.basename(self._exec or "")
+        code = re.match(r"Exec .* returned (-?\d+):", str(exc)) if isinstance(exc, ConfigError) else None
+        how = (f"exited with status {code.group(1)}" if code else
+               "did not print an ExecCredential with status.token" if not isinstance(exc, (ConfigError, OSError))
+               else f"could not be run ({getattr(exc, 'strerror', None) or type(exc).__name__})")
+        return ClusterAccessError(
+            f"{self.target}: getting credentials failed: the exec credential plugin {command!r} {how} (its output "
+            f"is not shown: it may hold credentials; run the plugin yourself to see it)",
+            source=self.target.kubeconfig)
+
+    def _get_bytes(self, path: str, *, what: str, params: dict[str, Any] | None,
+                   missing_ok: bool) -> bytes | None:
         try:
             response = self._http.get(path, params=params)
         except httpx.TimeoutException:
@@ -225,7 +289,10 @@ class LiveClient:
                 f"cannot connect to the API server at {self.target.server} (context {self.target.context}): "
                 f"{exc or type(exc).__name__}. Is the cluster running, and is the kubeconfig's server address "
                 f"right? (try: kubectl --context {self.target.context} cluster-info)") from None
-        except (ConfigError, OSError) as exc:  # exec credential plugins fail here (or are not installed)
+        except (ConfigError, OSError, ValueError, KeyError, TypeError) as exc:
+            # Exec credential plugins fail here (or are not installed, or print something else).
+            if self._exec is not None:
+                raise self._exec_failed(exc) from None
             raise ClusterAccessError(f"{self.target}: getting credentials failed: {exc}",
                                      source=self.target.kubeconfig) from None
         except httpx.HTTPError as exc:

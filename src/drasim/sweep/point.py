@@ -6,8 +6,8 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from drasim.allocator.versions import features_for_version
 from drasim.api.core import Deployment, ReplicaSet, StatefulSet
+from drasim.api.profile import profile_for
 from drasim.cluster import ClusterState
 from drasim.errors import InputError
 from drasim.fleet.generate import generate_fleet, parse_node_spec
@@ -69,10 +69,8 @@ def run_point(data: dict[str, Any]) -> dict[str, Any]:
         workload_objects.reverse()
     elif data["order"] == "shuffled":
         random.Random(data["seed"]).shuffle(workload_objects)
-    version = data["version"]
-    options = SimulationOptions(features=features_for_version(version), seed=data["seed"],
-                                horizon=parse_duration(data["horizon"]),
-                                extended_resources=version not in ("1.34", "1.35"))
+    options = SimulationOptions.for_profile(profile_for(data["version"]), seed=data["seed"],
+                                            horizon=parse_duration(data["horizon"]))
     result = simulate([*objects, *workload_objects], timelines, options)
     lines = pod_lines(result)
     idle, total = idle_units(result.state)

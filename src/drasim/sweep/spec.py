@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drasim import DEFAULT_KUBERNETES_VERSION
-from drasim.allocator.versions import FEATURES_BY_VERSION
 from drasim.api.core import Deployment, ReplicaSet, StatefulSet
+from drasim.api.profile import SIMULATED
 from drasim.errors import InputError
 from drasim.fleet.generate import parse_node_spec
 from drasim.sources.files import load_bytes, parse_yaml
@@ -84,8 +84,8 @@ def load_sweep(path: str) -> Sweep:
         raise InputError(f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_SPEC_KEYS))}",
                          source=path, path="spec")
     version = str(spec.get("kubernetesVersion", DEFAULT_KUBERNETES_VERSION))
-    if version not in FEATURES_BY_VERSION:
-        raise InputError(f"unsupported version {version!r}; supported: {', '.join(FEATURES_BY_VERSION)}",
+    if version not in SIMULATED:
+        raise InputError(f"unsupported version {version!r}; supported: {', '.join(SIMULATED)}",
                          source=path, path="spec.kubernetesVersion")
     gpus = spec.get("gpusPerNode")
     if gpus is not None:
