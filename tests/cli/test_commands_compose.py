@@ -50,7 +50,7 @@ def _invoke(cmd: Any, *args: str) -> tuple[int, str]:
 def _explain_json(*args: str) -> dict[str, Any]:
     code, out = _invoke(explain, *args, "-o", "json")
     assert code == 0, out
-    data: dict[str, Any] = json.loads(out)
+    data: dict[str, Any] = json.loads(out[out.index("{"):])  # after any warning lines (stderr, mixed in)
     return data
 
 
