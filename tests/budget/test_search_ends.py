@@ -128,10 +128,11 @@ def test_simulate_reports_the_timeout_and_what_it_stands_for(tmp_path: Path, ste
     from drasim.cli import simulate as cli_simulate
     path = write_manifests(tmp_path / "m.yaml", 9, 10, pair=True)
 
-    def small(**kw: object) -> SimulationOptions:
-        return SimulationOptions(**kw, filter_budget_steps=20_000)  # type: ignore[arg-type]
+    class Small(SimulationOptions):
+        def __init__(self, **kw: object) -> None:
+            super().__init__(**kw, filter_budget_steps=20_000)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_simulate, "SimulationOptions", small)
+    monkeypatch.setattr(cli_simulate, "SimulationOptions", Small)
     monkeypatch.setattr(cli_simulate, "FILTER_BUDGET_STEPS", 20_000)
     res = CliRunner().invoke(cli_simulate.simulate, ["-f", str(path)])
     assert res.exit_code == 0, res.output

@@ -33,13 +33,13 @@ def test_simulate_yaml_and_json_carry_the_same_objects() -> None:
     as_json = runner.invoke(simulate, ["-o", "json"])
     as_yaml = runner.invoke(simulate, ["-o", "yaml"])
     assert as_json.exit_code == 0 and as_yaml.exit_code == 0, (as_json.output, as_yaml.output)
-    assert json.loads(as_json.output)["items"] == list(yaml.safe_load_all(as_yaml.output))
+    assert json.loads(as_json.stdout)["items"] == list(yaml.safe_load_all(as_yaml.stdout))
 
 
 def test_simulate_table_on_a_pipe_is_plain() -> None:
     result = CliRunner().invoke(simulate, ["-o", "wide"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert lines[1].split() == ["POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES", "NODE", "SELECTOR",
                                 "TOP", "SCORES"]
     assert all(line == line.rstrip() for line in lines)

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from drasim.api.profile import DEFAULT_VERSION, SIMULATED, ReleaseProfile, profile_for
+from drasim.api.profile import DEFAULT_VERSION, SIMULATED, ReleaseProfile, normalize_version, profile_for
 from drasim.errors import DrasimError
 
 FILENAME_HELP = "File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster."
@@ -33,11 +33,17 @@ def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = F
             if optional and kubernetes_version is None and feature_gates is None:
                 kwargs["profile"] = None
             else:
+                version = kubernetes_version or DEFAULT_VERSION
                 try:
-                    kwargs["profile"] = profile_for(kubernetes_version or DEFAULT_VERSION, feature_gates,
-                                                    releases=releases)
+                    normalize_version(version, releases)
+                except DrasimError:
+                    raise click.BadParameter(f"{version!r} is not one of {', '.join(releases)}.",
+                                             param_hint="'--kubernetes-version'") from None
+                try:
+                    kwargs["profile"] = profile_for(version, feature_gates, releases=releases)
                 except DrasimError as err:
-                    raise click.BadParameter(err.message) from None
+                    raise click.BadParameter(err.message.removeprefix("--feature-gates: "),
+                                             param_hint="'--feature-gates'") from None
             return fn(*args, **kwargs)
 
         wrapper = click.option(
