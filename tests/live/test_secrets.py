@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import stat
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 from apiserver import TOKEN, FakeApiServer, kubeconfig_doc
-
-from drasim.cli.main import main
+from test_doctor import run as run_cli
 
 Start = Callable[..., FakeApiServer]
 PASSWORD = "planted-P4ssw0rd-zz9"
@@ -21,13 +19,7 @@ SECRETS = (PASSWORD, TOKEN, EXEC_SECRET, KEY_DATA, "planted-client-key-data")
 
 
 def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["drasim", *args])
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(monkeypatch, capsys, *args)
     return code, out + err
 
 
