@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from drasim.api.decode import decode_object
+from drasim.api.profile import SIMULATED, normalize_version, profile_for
 from drasim.api.validate import (
     Finding,
     ValidationFeatures,
@@ -19,8 +20,14 @@ from drasim.api.validate import (
     validate_object,
     validate_objects,
 )
-from drasim.api.versions import FEATURES_BY_VERSION, normalize_version, validation_features
 from drasim.errors import DrasimError
+
+# The API server's gate defaults per release, read from the one release profile.
+FEATURES_BY_VERSION: dict[str, ValidationFeatures] = {v: profile_for(v).validation_features() for v in SIMULATED}
+
+
+def validation_features(version: str) -> ValidationFeatures:
+    return profile_for(version).validation_features()
 
 # --- apimachinery messages, spelled out once ------------------------------------------------------
 

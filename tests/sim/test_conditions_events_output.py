@@ -9,23 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-DRAIN = """
-apiVersion: drasim.dev/v1alpha1
-kind: Timeline
-metadata: {name: drain}
-spec:
-  events:
-  - at: 2m
-    action: apply
-    object:
-      apiVersion: resource.k8s.io/v1beta2
-      kind: DeviceTaintRule
-      metadata: {name: drain-h100-10}
-      spec:
-        deviceSelector: {driver: gpu.nvidia.com, pool: dgx-h100-10}
-        taint: {key: example.com/maintenance, value: bios, effect: NoExecute}
-"""
+from test_engine_timeline import DRAIN  # the demo's drain Timeline, one copy
 
 
 def _drasim(*args: str) -> subprocess.CompletedProcess[str]:

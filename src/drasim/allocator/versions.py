@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from drasim.allocator.features import Features
-from drasim.api.profile import SIMULATED, ReleaseProfile, profile_for
+from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.errors import DrasimError
 
-__all__ = ["FEATURES_BY_VERSION", "allocator_features", "features_for_version"]
+__all__ = ["allocator_features", "features_for_version"]
 
 # Features flag -> the gates deciding it (binding conditions only work with device status).
 _FLAG_GATES: dict[str, tuple[str, ...]] = {
@@ -24,9 +24,6 @@ def allocator_features(profile: ReleaseProfile) -> Features:
     """The allocator features kube-scheduler runs with under `profile` (and that release's code)."""
     flags = {flag: all(profile.gate(g) for g in gates) for flag, gates in _FLAG_GATES.items()}
     return Features(**flags, release=profile.version)
-
-
-FEATURES_BY_VERSION: dict[str, Features] = {v: allocator_features(profile_for(v)) for v in SIMULATED}
 
 
 def features_for_version(version: str) -> Features:

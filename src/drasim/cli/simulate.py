@@ -98,7 +98,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     _freeze_heap()
     result = run_simulation(inputs.objects, inputs.timelines, options)
     _freeze_heap()
-    result.rejected = list(inputs.admission.rejected)  # type: ignore[attr-defined]  # read by the report
+    result.rejected = inputs.admission.errors()
     if report_path is not None:
         from drasim.report import write_report
         write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "

@@ -127,21 +127,8 @@ def _unit_view(unit: Unit, owners: dict[Key, int], names: list[str]) -> list[Any
 
 
 def _rejected(result: SimulationResult) -> list[dict[str, str]]:
-    """Objects the admission path turned away, whatever shape the result gives them (read defensively)."""
-    out = []
-    for item in getattr(result, "rejected", None) or []:
-        if isinstance(item, tuple) and len(item) == 2 and all(isinstance(x, str) for x in item):
-            out.append({"object": item[1], "source": item[0], "path": "", "message": "rejected by the API server"})
-            continue
-        row = {}
-        for key, names in (("object", ("object", "ref", "obj")), ("source", ("source", "file")),
-                           ("path", ("path", "field")), ("message", ("message", "reason"))):
-            value = next((getattr(item, n) for n in names if getattr(item, n, None)), "")
-            row[key] = str(value)
-        if not row["message"]:
-            row["message"] = str(item)
-        out.append(row)
-    return out
+    """Objects the admission path turned away: object, file, field path and the API server's message."""
+    return [{"object": f.obj, "source": source, "path": f.path, "message": f.body()} for source, f in result.rejected]
 
 
 def _seconds(result: SimulationResult, when: datetime) -> float:

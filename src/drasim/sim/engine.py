@@ -14,6 +14,7 @@ from drasim.allocator.search import FILTER_BUDGET_STEPS
 from drasim.allocator.versions import allocator_features
 from drasim.api.core import Pod
 from drasim.api.profile import ReleaseProfile
+from drasim.api.validate import Finding
 from drasim.cluster import EPOCH, ClusterState, Key, key_of
 from drasim.cluster.clock import later
 from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, update_pod_condition
@@ -106,6 +107,8 @@ class SimulationResult:
     start: datetime
     end: datetime
     evicted: list[Pod] = field(default_factory=list)  # as they were when evicted (DisruptionTarget set)
+    # What the admission path turned away before the run: (source file, finding); set by the caller.
+    rejected: list[tuple[str, Finding]] = field(default_factory=list)
 
     def pending(self) -> list[PodRecord]:
         """Pods that exist at the end and never got a node."""
