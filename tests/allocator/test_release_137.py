@@ -127,7 +127,7 @@ def test_kubernetes_version_keeps_the_files_own_features() -> None:
     """An explicit --kubernetes-version sets the release's defaults only for flags the file leaves unset."""
     path = V136 / "TestAllocator_prioritized-list-device-config.yaml"  # sets every flag, PrioritizedList on
     for version in ("1.34", "1.36", "1.37"):
-        proc = subprocess.run([sys.executable, "-m", "drasim.cli.main", "allocate", "--check",
+        proc = subprocess.run([sys.executable, "-m", "drasim.cli.main", "allocate", "--check", "-o", "json",
                                "--kubernetes-version", version, str(path)], capture_output=True, text=True,
                               timeout=120)
         assert json.loads(proc.stdout)["features"] == ["PrioritizedList"], version

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1] / "conformance"
 SEED4 = ROOT / "seed" / "seed-04-h100-else-a100-fill-mixed-node.yaml"
@@ -32,9 +33,19 @@ def test_prints_upstream_shape() -> None:
 
 
 def test_check_passes_on_a_directory() -> None:
+    """--check prints the summary only, not a JSON record per scenario."""
     proc = drasim("allocate", "--check", str(ROOT / "seed"))
     assert proc.returncode == 0, proc.stderr
-    assert "12 passed, 0 failed" in proc.stderr
+    assert proc.stdout == "12 passed, 0 failed\n"
+
+
+def test_check_with_output_prints_the_records_and_the_summary_on_stderr() -> None:
+    proc = drasim("allocate", "--check", "-o", "json", str(SEED4))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["check"] == "pass"
+    assert "1 passed, 0 failed" in proc.stderr
+    proc = drasim("allocate", "-o", "yaml", str(SEED4))
+    assert yaml.safe_load(proc.stdout)["steps"][0]["status"] == "allocated"
 
 
 def test_check_reports_mismatch(tmp_path: Path) -> None:
@@ -43,7 +54,8 @@ def test_check_reports_mismatch(tmp_path: Path) -> None:
     bad.write_text(text)
     proc = drasim("allocate", "--check", str(bad))
     assert proc.returncode == 1
-    assert "FAIL" in proc.stderr and "status unsatisfiable, expected allocated" in proc.stderr
+    assert "FAIL" in proc.stdout and "status unsatisfiable, expected allocated" in proc.stdout
+    assert proc.stdout.endswith("0 passed, 1 failed\n")
 
 
 def test_stdin() -> None:

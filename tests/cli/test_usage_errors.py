@@ -27,7 +27,8 @@ from drasim.cli.main import cli
     (["simulate", "-o", "foo"], "Invalid value for '-o' / '--output': 'foo' is not one of"),
     (["simulate", "--horizon", "soon"], "Invalid value for '--horizon': 'soon' is not a duration"),
     (["simulate", "--seed", "1.5"], "Invalid value for '--seed': '1.5' is not a valid integer."),
-    (["explain", "foo", "x"], "Invalid value for '[[claim|pod]]': 'foo' is not one of 'claim', 'pod'."),
+    (["explain", "foo", "x"], "Invalid value for 'TYPE': unknown resource type 'foo': expected pod(s) or "
+                                 "resourceclaim(s)"),
     (["doctor", "--timeout", "x"], "Invalid value for '--timeout': 'x' is not a valid float range."),
     (["validate", "--bogus"], "No such option '--bogus'."),
     (["validate", "extra"], "Got unexpected extra argument (extra)"),

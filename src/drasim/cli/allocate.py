@@ -11,7 +11,9 @@ import click
 
 from drasim.allocator import Features
 from drasim.allocator.versions import allocator_features
+from drasim.api.encode import yaml_documents
 from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.output import output_option
 from drasim.cli.scenarios import load_scenario_input, scenario_paths
 from drasim.errors import InputError
 from drasim.runner.check import check_steps
@@ -26,11 +28,20 @@ from drasim.runner.scenario import ScenarioError, run_scenario
 @profile_options(optional=True, help_text="Run that release's allocator: its feature gates (with --feature-gates), "
                                           "except those the file sets in `features:`.")
 @click.option("--pretty", is_flag=True, help="Indent the JSON output.")
+@output_option("json", "yaml", default=None, allow_jsonpath=False,
+               help="json: one line per scenario (the default without --check); yaml: one document per scenario. "
+                    "With --check, the records are printed only when -o is given.")
 def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
-             profile: ReleaseProfile | None, pretty: bool) -> None:
-    """Run SCENARIO files (or directories, or - for stdin) and print one JSON object per scenario."""
+             profile: ReleaseProfile | None, pretty: bool, output: str | None) -> None:
+    """Run SCENARIO files (or directories, or - for stdin) and print one JSON object per scenario.
+
+    With --check, each file's results are compared with its expect block: the failures are listed with
+    their differences and a summary line is printed (exit 1 on any failure); -o json prints the records too."""
+    if output is None and not check:
+        output = "json"
     failed = 0
     total = 0
+    records = output is not None  # the records go to stdout, so the check's lines go to stderr
     for path, base in scenario_paths(list(scenarios)):
         sc, expect = load_scenario_input(path, stdin=sys.stdin)
         if profile is not None:
@@ -49,12 +60,15 @@ def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
             record["check"] = "pass" if not problems else "; ".join(problems)
             if problems:
                 failed += 1
-                click.echo(f"FAIL {rel}", err=True)
+                click.echo(f"FAIL {rel}", err=records)
                 for p in problems:
-                    click.echo("  " + p.replace("\n", "\n  "), err=True)
-        click.echo(json.dumps(record, indent=2 if pretty else None, ensure_ascii=False))
+                    click.echo("  " + p.replace("\n", "\n  "), err=records)
+        if output == "json":
+            click.echo(json.dumps(record, indent=2 if pretty else None, ensure_ascii=False))
+        elif output == "yaml":
+            click.echo(yaml_documents([record]), nl=False)
     if check:
-        click.echo(f"{total - failed} passed, {failed} failed", err=True)
+        click.echo(f"{total - failed} passed, {failed} failed", err=output is not None)
         if failed:
             sys.exit(1)
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from drasim.api.profile import ReleaseProfile
-from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cli.kube import KubeArgs, command_inputs, kube_options
+from drasim.cli.options import filename_option, profile_options
+from drasim.cli.output import emit, output_option
 from drasim.cli.simulate import load_inputs, simulation_options
-from drasim.demo import demo_paths
 from drasim.sim.capacity import DEFAULT_MAX, capacity
 
 __all__ = ["capacity_cmd"]
@@ -23,9 +22,11 @@ __all__ = ["capacity_cmd"]
               help="Stop after this many replicas fit.")
 @profile_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every documented tie-break.")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@output_option("table", "json", "yaml", aliases={"text": "table"},
+               help="table: one sentence; json/yaml: replicas, byAlternative, stopReason.")
+@kube_options()
 def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, profile: ReleaseProfile, seed: int,
-                 output: str) -> None:
+                 output: str, kube: KubeArgs) -> None:
     """How many more replicas of a pod or workload fit on the cluster as it stands (its simulation run to
     the end, existing allocations respected), scheduled one at a time by the real scheduler and allocator,
     and through which firstAvailable alternatives; stops at the first replica that does not fit.
@@ -37,16 +38,16 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
       drasim capacity -f cluster/ --workload inference.yaml
       24 more replicas fit: 16 via gpu/h100, 8 via gpu/a100-pair; the 25th fails: 0/9 nodes are ...
     """
-    if not paths:
-        profile = demo_profile(profile)
-    objects, timelines, warnings = load_inputs(list(paths) or demo_paths(), profile)
-    workload, _, workload_warnings = load_inputs([workload_path], profile)
+    inputs, profile = command_inputs(paths, profile, kube, timelines=True)
+    objects, timelines = inputs.objects, inputs.timelines
+    warnings = inputs.warning_lines() + inputs.rejection_lines()
+    workload, _, workload_warnings = load_inputs([workload_path], profile, namespace=kube.namespace)
     for w in [*warnings, *workload_warnings]:
         click.echo(f"warning: {w}", err=True)
     options = simulation_options(profile, seed=seed)
     result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
                       source=workload_path)
-    if output == "json":
-        click.echo(json.dumps(result.to_dict(), indent=2))
+    if output != "table":
+        emit(result.to_dict(), output)
     else:
         click.echo(result.summary(max_replicas))

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 import click
 from rich import box
@@ -14,12 +11,14 @@ from rich.table import Table
 from rich.text import Text
 
 from drasim.api.profile import RELEASES
+from drasim.cli.kube import cluster_options
 from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.output import emit, output_option
+from drasim.cli.textout import colour_allowed
 from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose
 
 __all__ = ["cluster_options", "doctor", "make_console", "render_table"]
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 _STYLE = {"ok": "green", "warn": "yellow", "error": "bold red"}
 _LABEL = {"ok": "OK", "warn": "WARN", "error": "ERROR"}
@@ -27,30 +26,18 @@ _LABEL = {"ok": "OK", "warn": "WARN", "error": "ERROR"}
 _SHOWN_IN_TABLES = frozenset({"feature-gates", "drivers", "device-classes", "device-taint-rules"})
 
 
-def cluster_options(fn: F) -> F:
-    """--kubeconfig, --context and --timeout, shared by the commands that read a cluster."""
-    fn = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-                      help="Seconds to wait for each API request.")(fn)
-    fn = click.option("--context", "context", metavar="NAME", default=None,
-                      help="kubeconfig context to use (default: the current context).")(fn)
-    fn = click.option("--kubeconfig", metavar="PATH", default=None,
-                      help="kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).")(fn)
-    return fn
-
-
 def make_console() -> Console:
     """A console on stdout: colour only on a terminal (and never with NO_COLOR); no wrapping when piped."""
     tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 200,
-                   force_terminal=None if tty else False, no_color=None if tty else True)
+    return Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 100_000,
+                   force_terminal=None if tty else False, no_color=not colour_allowed(sys.stdout))
 
 
 @click.command("doctor")
 @cluster_options
 @click.option("--from-dump", "from_dump", metavar="DIR", default=None,
               help="Check a directory written by `drasim dump` instead of a cluster.")
-@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format.")
+@output_option("table", "json", "yaml", help="table, or the report as json/yaml.")
 @profile_options(RELEASES, optional=True, help_text="The release to assume when the cluster or dump does not say "
                  "(a dump without cluster-info.yaml); --feature-gates: the gates the cluster overrides.")
 def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dump: str | None,
@@ -68,10 +55,10 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
             snapshot.server_version = f"v{profile.version}.0"
         snapshot.feature_gates = dict(profile.overrides)
     report = diagnose(snapshot)
-    if output == "json":
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
-    else:
+    if output == "table":
         render_table(report, make_console())
+    else:
+        emit(report.to_json(), output)
     if report.errors:
         sys.exit(1)  # sys.exit: the entry point runs click with standalone_mode=False
 

@@ -7,7 +7,7 @@ from collections import Counter
 import click
 
 from drasim.api.profile import RELEASES
-from drasim.cli.doctor import cluster_options
+from drasim.cli.kube import cluster_options
 from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.sources.dump import DUMP_FILES, write_dump
 from drasim.sources.live import read_cluster
@@ -17,16 +17,18 @@ __all__ = ["dump"]
 
 @click.command("dump")
 @cluster_options
-@click.option("-o", "--output-dir", "directory", metavar="DIR", required=True,
+@click.option("--output-dir", "directory", metavar="DIR", default=None,
               help="Directory to write (created; must be new or empty, or an earlier dump with --overwrite).")
+@click.option("-o", "old_directory", metavar="DIR", default=None, hidden=True,
+              help="Deprecated spelling of --output-dir (kubectl's -o is the output format).")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="File format (JSON reads faster for clusters with thousands of slices).")
 @click.option("--overwrite", is_flag=True,
               help="Replace the files of an earlier drasim output in DIR (nothing else in DIR is touched).")
 @profile_options(RELEASES, optional=True, help_text="The release to record when the server does not report "
                  "its version.")
-def dump(kubeconfig: str | None, context: str | None, timeout: float, directory: str, fmt: str,
-         overwrite: bool, profile: ReleaseProfile | None) -> None:
+def dump(kubeconfig: str | None, context: str | None, timeout: float, directory: str | None,
+         old_directory: str | None, fmt: str, overwrite: bool, profile: ReleaseProfile | None) -> None:
     """Save every DRA-relevant object of the cluster to DIR: ResourceSlices, DeviceClasses, ResourceClaims,
     ResourceClaimTemplates, DeviceTaintRules, Nodes, Namespaces and the Pods that use claims (all as
     resource.k8s.io/v1, whatever version the server serves), plus cluster-info.yaml (server version, served
@@ -37,6 +39,13 @@ def dump(kubeconfig: str | None, context: str | None, timeout: float, directory:
 
     Exit codes: 0 written, 2 cannot connect or bad input.
     """
+    if old_directory is not None:
+        if directory is not None:
+            raise click.UsageError("give the directory once, with --output-dir")
+        click.echo("warning: -o DIR is deprecated: use --output-dir DIR (-o is kubectl's output format)", err=True)
+        directory = old_directory
+    if directory is None:
+        raise click.UsageError("Missing option '--output-dir'.")
     snapshot = read_cluster(kubeconfig, context, timeout=timeout)
     if profile is not None and snapshot.server_version is None:
         snapshot.server_version = f"v{profile.version}.0"

@@ -6,8 +6,6 @@ node or scenario step was not found.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -22,29 +20,30 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
+from drasim.cli.kube import KubeArgs, ObjectRef, kube_options, parse_refs
 from drasim.cli.options import profile_options
+from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.simulate import settled_state
+from drasim.cli.textout import colour_allowed
 from drasim.cluster import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
+from drasim.explain.diagnose import ClaimExplanation, PodExplanation
 from drasim.explain.render import render_text, to_dict
 from drasim.sources.scenario import Scenario, load_scenario
 
 __all__ = ["explain"]
 
-def _split_ref(ref: str) -> tuple[str | None, str]:
+def _resolve(keys: Sequence[Key], ref: str, kind: str, namespace: str | None = None) -> Key:
+    """`ns/name`; a name in `namespace` (kubectl's -n); or a bare name: the only object of that name, else the
+    one in `default`."""
     ns, sep, name = ref.partition("/")
     if not sep:
-        return None, ref
-    if not ns or not name or "/" in name:
+        ns, name = "", ref
+    elif not ns or not name or "/" in name:
         raise InputError(f"expected NAMESPACE/NAME or NAME, got {ref!r}")
-    return ns, name
-
-
-def _resolve(keys: Sequence[Key], ref: str, kind: str) -> Key:
-    """`ns/name`, or a bare name: the only object of that name, else the one in `default`."""
-    ns, name = _split_ref(ref)
-    if ns is not None:
+    ns = ns or namespace or ""
+    if ns:
         if (ns, name) in keys:
             return (ns, name)
         raise InputError(f"{kind} {ns}/{name} not found")
@@ -55,7 +54,7 @@ def _resolve(keys: Sequence[Key], ref: str, kind: str) -> Key:
         return ("default", name)
     if hits:
         raise InputError(f"{kind} {name} exists in several namespaces ({', '.join(k[0] for k in hits)}); "
-                         "give NAMESPACE/NAME")
+                         "give -n NAMESPACE or NAMESPACE/NAME")
     raise InputError(f"{kind} {name} not found")
 
 
@@ -110,19 +109,22 @@ def _scenario_state(sc: Scenario, step: int, profile: ReleaseProfile | None
 
 
 def _console() -> Console:
-    # Colour only on a terminal (rich also honours NO_COLOR); a fixed width keeps pipes readable.
+    # Colour only on a terminal and never with NO_COLOR; a fixed width keeps pipes readable.
     tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if tty else 160,
-                   force_terminal=tty, no_color=not tty or "NO_COLOR" in os.environ)
+    return Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 100_000,
+                   force_terminal=tty, no_color=not colour_allowed(sys.stdout))
 
 
 @click.command("explain")
-@click.argument("kind", required=False, type=click.Choice(["claim", "pod"]))
-@click.argument("name", required=False, metavar="[NAMESPACE/]NAME")
+@click.argument("refs", nargs=-1, metavar="[TYPE[/NAME] | TYPE NAME...]")
 @click.option("-f", "--filename", "paths", multiple=True, metavar="PATH",
-              help="File, directory (read recursively), cluster dump or - for stdin. Repeatable.")
+              help="File, directory (read recursively), cluster dump or - for stdin. Repeatable. With "
+                   "--kubeconfig/--context: applied on top of the live cluster.")
+@kube_options(all_namespaces=True, namespace_help="Namespace of the objects to explain (and of -f objects that "
+                                                  "name none). Default: the kubeconfig context's with a live "
+                                                  "cluster, else the only object of that name, else default.")
 @click.option("--scenario", "scenario_path", default=None, metavar="FILE",
-              help="A scenario file: explain the claims of one of its steps (or KIND NAME in that step's state).")
+              help="A scenario file: explain the claims of one of its steps (or TYPE NAME in that step's state).")
 @click.option("--step", type=int, default=None, metavar="N",
               help="With --scenario: the step to explain, 1 = the first (default 1). Earlier steps run first.")
 @click.option("--node", "node_names", multiple=True, metavar="NODE",
@@ -132,16 +134,22 @@ def _console() -> Console:
 @click.option("--at", "at", default=None, metavar="DURATION",
               help="With -f: the instant after the simulation start to explain (5m, 1h30m). Default: the end.")
 @click.option("--seed", type=int, default=0, show_default=True, help="With -f: the simulation's seed.")
-@click.option("-o", "--output", type=click.Choice(["table", "wide", "json"]), default="table", show_default=True,
-              help="table: grouped summary; wide: every node, device examples and details; json: everything.")
-def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario_path: str | None,
+@output_option("table", "wide", "json", "yaml", "name",
+               help="table: grouped summary; wide: every node, device examples and details; json/yaml: "
+                    "everything; name: kind/name of each object explained.")
+def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scenario_path: str | None,
             step: int | None, node_names: tuple[str, ...], profile: ReleaseProfile | None, at: str | None,
             seed: int, output: str) -> None:
     """Explain why a ResourceClaim or Pod got its devices, or why it got none.
 
+    Objects are named as kubectl names them: `pod/NAME`, `pod NAME`, `resourceclaim/NAME` (or `claim`),
+    with -n NAMESPACE or as NAMESPACE/NAME; a type alone (`pods`, `claims`) explains every pending pod or
+    unallocated claim of the namespace, or of every namespace with -A.
+
     With -f, the inputs are simulated first, exactly as `drasim simulate` runs them (Timelines
     included), and the cluster is explained as the simulation leaves it, or at --at; inputs that are
-    already an end state (`simulate -o yaml` output, a cluster dump) are read as they are.
+    already an end state (`simulate -o yaml` output, a cluster dump) are read as they are. With
+    --kubeconfig/--context the live cluster (GET and LIST only) is read, with the -f files on top.
 
     For every node (nodes with the same answer are grouped) and every request and firstAvailable
     alternative: how many devices each reason excluded, the real allocator's verdict, which
@@ -149,22 +157,24 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
 
     \b
     Examples:
-      drasim explain claim default/my-claim -f cluster.yaml
-      drasim explain pod ml/trainer-0 -f dump.json --node gpu-node-3 -o wide
+      drasim explain pod/trainer-0 -n ml -f dump.json --node gpu-node-3 -o wide
+      drasim explain resourceclaim my-claim -f cluster.yaml
+      drasim explain pods -A -f cluster/
+      kubectl dra explain pod/trainer-0 -n ml --context prod -f new-template.yaml
       drasim explain --scenario seed-08.yaml --step 1
 
     Exit codes: 0 explained; 2 bad input or object not found.
     """
-    if (kind is None) != (name is None):
-        raise click.UsageError("give both KIND (claim or pod) and NAME, or neither (with --scenario)")
+    targets = parse_refs(refs)
     if step is not None and scenario_path is None:
         raise click.UsageError("--step needs --scenario")
-    if scenario_path is not None and paths:
-        raise click.UsageError("use either -f or --scenario, not both")
+    if scenario_path is not None and (paths or kube.live):
+        raise click.UsageError("use either -f/--kubeconfig/--context or --scenario, not both")
     if scenario_path is not None and at is not None:
         raise click.UsageError("--at needs -f (a scenario's steps are its instants: use --step)")
     nodes: list[str] | None = list(node_names) or None
-    ex: Explanation
+    found: list[Explanation]
+    listing = len(targets) > 1 or any(t.name is None for t in targets)
     if scenario_path is not None:
         sc = load_scenario(scenario_path)
         for warning in sc.warnings:
@@ -172,29 +182,73 @@ def explain(kind: str | None, name: str | None, paths: tuple[str, ...], scenario
         state, keys, step_node = _scenario_state(sc, step or 1, profile)
         nodes = nodes or [step_node]
         _ensure_nodes(state, nodes)
-        if kind is None:
-            ex = explain_claims(state, keys, nodes, variant=sc.allocator,
-                                subject=f"scenario {sc.name}, step {step or 1}")
+        if not targets:
+            found = [explain_claims(state, keys, nodes, variant=sc.allocator,
+                                    subject=f"scenario {sc.name}, step {step or 1}")]
         else:
-            assert name is not None
-            ex = _explain_one(state, kind, name, nodes, sc.allocator)
+            found = _explain_refs(state, targets, kube, nodes, sc.allocator)
     else:
-        if kind is None or name is None:
-            raise click.UsageError("give KIND and NAME with -f PATH, or use --scenario FILE")
-        if not paths:
-            raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -)")
-        state, warnings = settled_state(list(paths), profile or profile_for(), seed=seed, at=at)
+        if not targets:
+            raise click.UsageError("give TYPE and NAME (pod/NAME, resourceclaim NAME, pods -A) with -f PATH or "
+                                   "--kubeconfig/--context, or use --scenario FILE")
+        if not paths and not kube.live:
+            raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -) or read "
+                                   "a live cluster with --kubeconfig/--context")
+        state, warnings = settled_state(list(paths), profile or profile_for(), seed=seed, at=at, kube=kube)
         for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
-        ex = _explain_one(state, kind, name, nodes, None)
-    if output == "json":
-        click.echo(json.dumps(to_dict(ex), indent=2, ensure_ascii=False))
+        found = _explain_refs(state, targets, kube, nodes, None)
+    if output == "name":
+        emit_names(_name_of(ex) for ex in found)
+    elif output not in ("table", "wide"):
+        docs = [to_dict(ex) for ex in found]
+        emit({"apiVersion": "v1", "kind": "List", "items": docs} if listing else docs[0], output)
     else:
-        render_text(ex, _console(), wide=output == "wide")
+        console = _console()
+        if listing and not found:
+            console.print("No pending pods or unallocated claims found.")
+        for i, ex in enumerate(found):
+            if i:
+                console.print()
+            render_text(ex, console, wide=output == "wide")
 
 
-def _explain_one(state: ClusterState, kind: str, name: str, nodes: list[str] | None,
+def _name_of(ex: Explanation) -> str:
+    if isinstance(ex, ClaimExplanation):
+        return object_name("ResourceClaim", ex.claim.rpartition("/")[2])
+    if isinstance(ex, PodExplanation) and ex.pod:
+        return object_name("Pod", ex.pod.rpartition("/")[2])
+    return ex.subject
+
+
+def _explain_refs(state: ClusterState, targets: list[ObjectRef], kube: KubeArgs, nodes: list[str] | None,
+                  variant: str | None) -> list[Explanation]:
+    namespace = kube.namespace or (kube.default_namespace() if kube.live else None)
+    out: list[Explanation] = []
+    for t in targets:
+        if t.name is None:
+            for key in _pending(state, t.kind, None if kube.all_namespaces else namespace or "default"):
+                out.append(_explain_key(state, t.kind, key, nodes, variant))
+            continue
+        ref = f"{t.namespace}/{t.name}" if t.namespace else t.name
+        keys = list(state.claims) if t.kind == "claim" else list(state.pods)
+        key = _resolve(keys, ref, "resourceclaim" if t.kind == "claim" else "pod",
+                       None if kube.all_namespaces else namespace)
+        out.append(_explain_key(state, t.kind, key, nodes, variant))
+    return out
+
+
+def _pending(state: ClusterState, kind: str, namespace: str | None) -> list[Key]:
+    """Pods not bound to a node, or claims without an allocation, in `namespace` (None: all), sorted."""
+    if kind == "claim":
+        keys = [k for k, c in state.claims.items() if c.status is None or c.status.allocation is None]
+    else:
+        keys = [k for k, p in state.pods.items() if not p.spec.node_name]
+    return sorted(k for k in keys if namespace is None or k[0] == namespace)
+
+
+def _explain_key(state: ClusterState, kind: str, key: Key, nodes: list[str] | None,
                  variant: str | None) -> Explanation:
     if kind == "claim":
-        return explain_claim(state, _resolve(list(state.claims), name, "resourceclaim"), nodes, variant=variant)
-    return explain_pod(state, _resolve(list(state.pods), name, "pod"), nodes, variant=variant)
+        return explain_claim(state, key, nodes, variant=variant)
+    return explain_pod(state, key, nodes, variant=variant)

@@ -12,9 +12,10 @@ from drasim import __version__
 from drasim.api import core
 from drasim.api import resource as r
 from drasim.api.admission import Submitted, admit
-from drasim.api.encode import to_json, to_yaml
+from drasim.api.encode import encode_object, to_json, to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.errors import InputError
 from drasim.fleet.catalog import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
 from drasim.fleet.generate import (
@@ -56,8 +57,8 @@ _MODEL_FIELDS = ("product_name", "architecture", "brand", "cuda_compute_capabili
               help="CUDA version for cudaDriverVersion (default: the one of the driver branch).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for GPU UUIDs and PCI bus ids.")
 @click.option("--list-models", is_flag=True, help="Print the catalog's models and MIG profiles and exit.")
-@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
-              help="Output format.")
+@output_option("yaml", "json", "name", default="yaml",
+               help="yaml or json (a List); name: kind/name of each object; jsonpath over the List.")
 @click.option("--output-dir", type=click.Path(file_okay=False), default=None,
               help="Write deviceclasses, nodes and resourceslices files into DIR instead of stdout.")
 @profile_options(help_text="Warn about what the API server of this release would drop or reject in the output.")
@@ -96,12 +97,18 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
                             seed=seed, catalog=catalog)
     header = header_lines(result, specs, driver_version=driver_version, seed=seed,
                           cuda_driver_version=cuda_driver_version)
+    if output_dir is not None and output not in ("yaml", "json"):
+        raise click.UsageError("--output-dir writes yaml or json files: use -o yaml or -o json with it")
     if output_dir is not None:
         written = _write_dir(Path(output_dir), result.objects, output, header)
         click.echo(f"wrote {len(result.objects)} objects to {output_dir}: "
                    + ", ".join(f"{name} ({n})" for name, n in written), err=True)
     elif output == "json":
         click.echo(to_json(result.objects, as_list=True).decode())
+    elif output == "name":
+        emit_names(object_name(o.KIND, o.metadata.name) for o in result.objects)
+    elif output.startswith("jsonpath="):
+        emit({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in result.objects]}, output)
     else:
         click.echo(_yaml(result.objects, header), nl=False)
     for warning in result.warnings:

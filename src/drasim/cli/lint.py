@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 import click
 
 from drasim.api.profile import SIMULATED
-from drasim.cli.options import ReleaseProfile, demo_profile, filename_option, profile_options
-from drasim.demo import demo_paths
+from drasim.cli.kube import KubeArgs, command_inputs, kube_options
+from drasim.cli.options import ReleaseProfile, filename_option, profile_options
+from drasim.cli.output import emit, emit_names, output_option, ref_name
 from drasim.lint import RULES, LintFinding, lint_objects
 from drasim.lint.versions import LINT_VERSIONS
-from drasim.sources.inputs import read_inputs
 
 __all__ = ["lint"]
 
@@ -30,17 +29,13 @@ def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
 @click.command("lint")
 @filename_option()
 @profile_options(LINT_VERSIONS, help_text="Check against the feature gates and API versions of this release.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format; json is a list of {id, severity, object, path, message, source}.",
-)
+@output_option("table", "json", "yaml", "name",
+               help="table; json/yaml: a list of {id, severity, object, path, message, source}; name: the objects "
+                    "with findings as kind/name.")
+@kube_options()
 @click.option("--skip", multiple=True, metavar="RULE", callback=_rules, help="Leave out a rule. Repeatable.")
 @click.option("--list-rules", is_flag=True, help="Describe every rule and exit.")
-def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, skip: tuple[str, ...],
+def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: KubeArgs, skip: tuple[str, ...],
          list_rules: bool) -> None:
     """Find what bites DRA users before it reaches a cluster: everything `drasim validate` reports, plus
     taint rules that hit every device, selectors reading attributes no device publishes or matching
@@ -51,16 +46,16 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, skip: tup
     if list_rules:
         _print_rules(output, colour)
         return
-    if not paths:
-        profile = demo_profile(profile)
     # Before 1.34 there is no resource.k8s.io/v1: objects are linted as if converted to that release's version.
-    inputs = read_inputs(list(paths) or demo_paths(), profile, check_versions=profile.version in SIMULATED)
+    inputs, profile = command_inputs(paths, profile, kube, check_versions=profile.version in SIMULATED)
     for warning in inputs.load_warnings:
         click.echo(f"warning: {warning}", err=True)
     findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip)
     errors = sum(1 for f in findings if f.severity == "error")
-    if output == "json":
-        click.echo(json.dumps([f.to_json() for f in findings], indent=2))
+    if output == "name":
+        emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj))
+    elif output != "table":
+        emit([f.to_json() for f in findings], output)
     else:
         n_objects = len(inputs.objects) + len(inputs.admission.rejected)
         _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
@@ -89,10 +84,11 @@ def _print_table(
 
 
 def _print_rules(output: str, colour: bool | None) -> None:
-    if output == "json":
-        click.echo(json.dumps(
-            [{"id": r.id, "severity": r.severity, "what": r.what, "why": r.why} for r in RULES.values()], indent=2
-        ))
+    if output == "name":
+        emit_names(RULES)
+        return
+    if output != "table":
+        emit([{"id": r.id, "severity": r.severity, "what": r.what, "why": r.why} for r in RULES.values()], output)
         return
     for rule in RULES.values():
         click.echo(click.style(rule.id, bold=True) + f"  ({rule.severity})", color=colour)

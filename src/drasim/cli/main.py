@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 
 import click
@@ -41,6 +42,15 @@ SUMMARIES: dict[str, str] = {
     "taint": "Preview the effect of DeviceTaintRules.",
     "validate": "Report what the API server would reject.",
 }
+
+
+PLUGIN = "kubectl-dra"
+
+
+def prog_name(argv0: str | None = None) -> str:
+    """`kubectl dra` when run as the plugin executable (kubectl shows plugins by their command words)."""
+    base = os.path.basename(argv0 if argv0 is not None else sys.argv[0])
+    return "kubectl dra" if base.split(".")[0] == PLUGIN else "drasim"
 
 
 def _available(target: str) -> bool:
@@ -81,7 +91,7 @@ def main() -> None:
     """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback."""
     try:
         # With standalone_mode=False click returns a command's exit code instead of exiting.
-        code = cli.main(standalone_mode=False)
+        code = cli.main(prog_name=prog_name(), standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except click.exceptions.Abort:

@@ -11,13 +11,14 @@ from typing import Any
 import click
 
 from drasim.allocator.search import FILTER_BUDGET_STEPS, budget_text
-from drasim.api.encode import encode_object, json_document, yaml_documents
+from drasim.api.encode import encode_object, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
+from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
 from drasim.cluster import ClusterState
-from drasim.demo import demo_paths
 from drasim.errors import InputError
 from drasim.scheduler.dra import REASON_TIMEOUT
 from drasim.sim.engine import SimulationOptions, SimulationResult
@@ -37,10 +38,11 @@ from drasim.sim.timeline import Timeline, parse_duration
 from drasim.sources.inputs import read_inputs
 
 
-def load_inputs(paths: list[str], profile: ReleaseProfile | None = None) -> tuple[list[Any], list[Timeline], list[str]]:
+def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, namespace: str | None = None
+                ) -> tuple[list[Any], list[Timeline], list[str]]:
     """Admitted objects, timelines (their objects admitted too) and warnings (rejections included).
-    Default profile: the demo's (1.36 with DeviceTaintRules served)."""
-    inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True)
+    Default profile: the demo's (1.36 with DeviceTaintRules served). `namespace`: kubectl's -n."""
+    inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True, namespace=namespace)
     return inputs.objects, inputs.timelines, inputs.warning_lines() + inputs.rejection_lines()
 
 
@@ -50,8 +52,8 @@ def simulation_options(profile: ReleaseProfile, *, seed: int = 0, score_all_node
     return SimulationOptions.for_profile(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon)
 
 
-def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, at: str | None = None
-                  ) -> tuple[ClusterState, list[str]]:
+def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, at: str | None = None,
+                  kube: KubeArgs | None = None) -> tuple[ClusterState, list[str]]:
     """The cluster as `drasim simulate` leaves these inputs (at `at` after the start, default the end; inputs
     that are already an end state are read as they are), and the load warnings. explain, taint dry-run and
     lint's capacity checks read it."""
@@ -61,7 +63,12 @@ def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, a
             when = parse_duration(at)
         except ValueError as err:
             raise InputError(f"--at: {err}") from None
-    objects, timelines, warnings = load_inputs(paths, profile)
+    if kube is not None and kube.live:
+        inputs, profile = command_inputs(paths, profile, kube, timelines=True)
+        objects, timelines = inputs.objects, inputs.timelines
+        warnings = inputs.warning_lines() + inputs.rejection_lines()
+    else:
+        objects, timelines, warnings = load_inputs(paths, profile, namespace=kube.namespace if kube else None)
     return settle(objects, timelines, simulation_options(profile, seed=seed), when), warnings
 
 
@@ -73,17 +80,22 @@ def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, a
               help="Seed of every documented tie-break (top-scored nodes, generated names).")
 @click.option("--score-all-nodes", is_flag=True, help="Turn off node sampling (percentageOfNodesToScore).")
 @click.option("--horizon", default="168h", show_default=True, help="Stop the simulated clock after this long.")
-@click.option("-o", "--output", type=click.Choice(["table", "wide", "yaml", "json"]), default="table",
-              show_default=True)
+@output_option("table", "wide", "json", "yaml", "name",
+               help="table: pods, claims and devices; wide: also node selectors, scores and events; json/yaml: "
+                    "the final objects, events and scores (a List); name: the final objects as kind/name.")
+@kube_options()
 @click.option("--fail-on-pending", is_flag=True, help="Exit 1 when a pod is still Pending at the end.")
 @click.option("--report", "report_path", default=None, metavar="FILE.html",
               help="Also write a self-contained HTML report (devices per node, fallback mix, pending pods, "
                    "timeline).")
 def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, seed: int, score_all_nodes: bool,
-                 horizon: str, output: str, fail_on_pending: bool, report_path: str | None) -> None:
+                 horizon: str, output: str, kube: KubeArgs, fail_on_pending: bool, report_path: str | None) -> None:
     """Simulate DRA scheduling: where every pod lands, which devices each claim gets through which
     firstAvailable alternative, which pods stay Pending and exactly why, and what taint rules do over
-    time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending."""
+    time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending.
+
+    With --kubeconfig/--context the live cluster (read with GET and LIST only) is the starting point and
+    the -f files are applied on top of it: "what happens if I apply this to my cluster"."""
     try:
         horizon_td = parse_duration(horizon)
         SimulationOptions().start + horizon_td
@@ -91,9 +103,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         raise click.BadParameter(f"{horizon!r} ends past the year 9999", param_hint="'--horizon'") from None
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="'--horizon'") from None
-    if not paths:
-        profile = demo_profile(profile)
-    inputs = read_inputs(list(paths) or demo_paths(), profile, timelines=True)
+    inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
     _freeze_heap()
     result = run_simulation(inputs.objects, inputs.timelines, options)
@@ -101,27 +111,32 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     result.rejected = inputs.admission.errors()
     if report_path is not None:
         from drasim.report import write_report
+        where = ", ".join([*([kube.context or "the current context"] if kube.live else []), *paths])
         write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "
-                     f"{', '.join(paths) or 'the bundled demo'}")
+                     f"{where or 'the bundled demo'}")
     lines = pod_lines(result)
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
     rejected = inputs.rejection_lines()
-    if rejected and output in ("yaml", "json"):
+    machine = output not in ("table", "wide")
+    if rejected and machine:
         for line in rejected:
             click.echo(f"rejected at admission: {line}", err=True)
-    if output in ("yaml", "json"):
+    if machine:
         state = result.state
         # Evicted pods as they were when deleted (terminating, DisruptionTarget set) unless replaced since.
         evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
         final: list[Any] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
                             *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
                             *state.pods.values(), *evicted]
-        items = [encode_object(o) for o in final] + event_objects(result) + [scores_document(lines)]
-        if output == "yaml":
-            click.echo(yaml_documents(items), nl=False)
+        if output == "name":
+            emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            click.echo(json_document({"apiVersion": "v1", "kind": "List", "items": items}))
+            items = [encode_object(o) for o in final] + event_objects(result) + [scores_document(lines)]
+            if output == "yaml":
+                click.echo(yaml_documents(items), nl=False)
+            else:
+                emit({"apiVersion": "v1", "kind": "List", "items": items}, output)
     else:
         out = TextOut()
         _render(result, lines, out, wide=output == "wide")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -13,6 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from drasim.cli.output import emit, output_option
+from drasim.cli.textout import colour_allowed
 from drasim.errors import InputError
 from drasim.sweep import SweepResult, chart_svg, load_sweep, run_dask, run_local
 
@@ -45,7 +46,7 @@ def _cell(value: object) -> str:
 
 @click.command("sweep")
 @click.argument("spec_path", metavar="SPEC.yaml")
-@click.option("-o", "--output", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@output_option("table", "csv", "json", "yaml", help="table, csv, or the table as json/yaml ({columns, rows}).")
 @click.option("--csv", "csv_path", default=None, metavar="FILE", help="Also write the table as CSV.")
 @click.option("--chart", "chart_path", default=None, metavar="FILE.svg",
               help="Also write an SVG chart of --figure against --axis (defaults: the spec's chart).")
@@ -81,16 +82,16 @@ def sweep(spec_path: str, output: str, csv_path: str | None, chart_path: str | N
         _write(csv_path, result.csv(), "--csv")
     if output == "csv":
         click.echo(result.csv(), nl=False)
-    elif output == "json":
-        click.echo(json.dumps({"columns": result.columns(), "rows": result.rows}, indent=2))
-    else:
+    elif output == "table":
         _table(result)
+    else:
+        emit({"columns": result.columns(), "rows": result.rows}, output)
 
 
 def _table(result: SweepResult) -> None:
     tty = sys.stdout.isatty()
-    console = Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if tty else 200,
-                      no_color=not tty or "NO_COLOR" in os.environ)
+    console = Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 100_000,
+                      no_color=not colour_allowed(sys.stdout))
     table = Table(box=None, pad_edge=False, show_edge=False)
     for col in result.columns():
         table.add_column(col.upper() if ":" not in col else col, justify="left" if col in result.axes else "right")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -13,7 +12,9 @@ import click
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
+from drasim.cli.kube import KubeArgs, kube_options
 from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.simulate import settled_state
 from drasim.cluster.state import ClusterState
 from drasim.controllers.devicetaint import PodImpact, rule_impact, rule_status, selected_devices
@@ -35,14 +36,17 @@ def taint() -> None:
 
 @taint.command("dry-run", short_help="What a DeviceTaintRule would select and evict, before applying it.")
 @click.argument("rule_path", metavar="RULE.yaml")
-@click.option("-f", "--filename", "paths", multiple=True, required=True, metavar="PATH",
-              help="Cluster objects: file, directory (read recursively) or - for stdin. Repeatable.")
+@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH",
+              help="Cluster objects: file, directory (read recursively) or - for stdin. Repeatable. With "
+                   "--kubeconfig/--context: applied on top of the live cluster.")
+@kube_options()
 @profile_options()
 @click.option("--effect", type=click.Choice(["None", "NoExecute"]), default="None", show_default=True,
               help="NoExecute also prints the status NoExecute would get and the eviction timeline.")
-@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format.")
-def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, effect: str, output: str) -> None:
+@output_option("table", "json", "yaml", "name",
+               help="table; json/yaml: the report; name: the pods NoExecute would evict, as pod/NAME.")
+def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: ReleaseProfile, effect: str,
+            output: str) -> None:
     """Print the message the eviction controller writes for RULE.yaml with effect None (its one-time dry
     run), then the devices the rule selects and the pods NoExecute would evict, by namespace, with the
     delay their tolerations give.
@@ -56,9 +60,12 @@ def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, eff
     Exit codes: 0 report printed; 2 unreadable input, or RULE.yaml not holding exactly one
     DeviceTaintRule (also for usage errors); 1 any other error.
     """
+    if not paths and not kube.live:
+        raise click.UsageError("give the cluster objects with -f PATH or read a live cluster with "
+                               "--kubeconfig/--context")
     rule = _read_rule(rule_path)
     # The cluster as `drasim simulate` leaves the inputs: plain manifests get their pods placed first.
-    state, warnings = settled_state(list(paths), profile)
+    state, warnings = settled_state(list(paths), profile, kube=kube)
     notes = _complete_pods(state)
     if not profile.gate(profile.taint_rule_gate()):
         notes.insert(0, f"{profile.describe()} does not serve DeviceTaintRules: the {profile.taint_rule_gate()} "
@@ -80,10 +87,13 @@ def dry_run(rule_path: str, paths: tuple[str, ...], profile: ReleaseProfile, eff
         as_no_execute.spec.taint.effect = "NoExecute"
         no_execute = rule_status(state, as_no_execute).message or ""
 
-    if output == "json":
+    if output == "name":
+        emit_names(dict.fromkeys(object_name("Pod", p.name) for p in impact if p.delay is not None))
+        return
+    if output != "table":
         report = _json_report(rule, condition.message or "", condition.reason or "", published, allocated,
                               impact, stubs, notes, warnings, no_execute)
-        click.echo(json.dumps(report, indent=2))
+        emit(report, output)
         return
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)

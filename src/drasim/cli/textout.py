@@ -11,6 +11,11 @@ from rich.console import Console
 from rich.table import Table
 
 
+def colour_allowed(file: TextIO) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set to a non-empty value (no-color.org)."""
+    return file.isatty() and not os.environ.get("NO_COLOR")
+
+
 class TextOut:
     """Where a command's text goes. On a pipe, a table costs one pass over its cells: each column is as
     wide as its widest cell, two spaces apart, nothing folded or truncated, no trailing blanks (what
@@ -20,7 +25,7 @@ class TextOut:
         self.file = file if file is not None else sys.stdout
         self.tty = self.file.isatty() if tty is None else tty
         self._console = Console(file=self.file, highlight=False, soft_wrap=False, markup=False,
-                                no_color="NO_COLOR" in os.environ) if self.tty else None
+                                no_color=bool(os.environ.get("NO_COLOR"))) if self.tty else None
         self._plain: list[str] = []
 
     def line(self, text: str = "") -> None:

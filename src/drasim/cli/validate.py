@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -13,9 +12,9 @@ import click
 from drasim.api import resource as r
 from drasim.api.meta import object_ref
 from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, check_pools
-from drasim.cli.options import ReleaseProfile, demo_profile, filename_option, profile_options
-from drasim.demo import demo_paths
-from drasim.sources.inputs import read_inputs
+from drasim.cli.kube import KubeArgs, command_inputs, kube_options
+from drasim.cli.options import ReleaseProfile, filename_option, profile_options
+from drasim.cli.output import emit, emit_names, output_option, ref_name
 
 __all__ = ["validate"]
 
@@ -41,24 +40,17 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
 @click.command("validate")
 @filename_option()
 @profile_options(help_text="Validate with the feature gates and API versions of this release.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str) -> None:
+@output_option("table", "json", "yaml", "name",
+               help="table; json/yaml: the report; name: the objects with findings as kind/name.")
+@kube_options()
+def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: KubeArgs) -> None:
     """Report what the API server would reject in ResourceSlices, DeviceClasses, ResourceClaims,
     ResourceClaimTemplates, DeviceTaintRules and the DRA fields of Pods and workloads (API versions the
     release does not serve included), plus cross-object problems (missing counter sets, admin access
     without the namespace label). Fields the API server silently drops (feature gate off), versions it
     only serves with --runtime-config and objects defined twice are warnings. Exits 1 when there are
     errors."""
-    if not paths:
-        profile = demo_profile(profile)
-    inputs = read_inputs(list(paths) or demo_paths(), profile)
+    inputs, profile = command_inputs(paths, profile, kube)
     admission = inputs.admission
     features = profile.validation_features()
     version = profile.describe()
@@ -87,9 +79,10 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str) -> No
     errors = sum(1 for f in findings if f.severity == "error")
     warnings = len(findings) - errors
 
-    if output == "json":
-        click.echo(
-            json.dumps(
+    if output == "name":
+        emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj))
+    elif output != "table":
+        emit(
                 {
                     "kubernetesVersion": profile.version,
                     "featureGates": _enabled_gates(features),
@@ -110,8 +103,7 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str) -> No
                     "loadWarnings": inputs.load_warnings,
                     "findings": [_finding_json(f, sources.get(f.obj)) for f in findings],
                 },
-                indent=2,
-            )
+                output,
         )
     else:
         for warning in inputs.load_warnings:

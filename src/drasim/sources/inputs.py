@@ -7,11 +7,13 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from drasim.api.admission import Admission, Submitted, admit
+from drasim.api.meta import object_ref
 from drasim.api.profile import ReleaseProfile
 from drasim.api.validate import Finding
+from drasim.errors import InputError
 from drasim.sim.timeline import Apply, Timeline, find_timelines, resolve_files
 from drasim.sources.files import (
     LoadResult,
@@ -24,7 +26,10 @@ from drasim.sources.files import (
     read_stream,
 )
 
-__all__ = ["Inputs", "admit_loaded", "read_inputs"]
+if TYPE_CHECKING:
+    from drasim.doctor.checks import ClusterSnapshot
+
+__all__ = ["Inputs", "admit_loaded", "read_inputs", "set_namespace"]
 
 
 @dataclass
@@ -67,21 +72,54 @@ def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions:
 
 
 def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any] | None = None,
-                timelines: bool = False, check_versions: bool = True) -> Inputs:
+                timelines: bool = False, check_versions: bool = True, namespace: str | None = None,
+                cluster: ClusterSnapshot | None = None) -> Inputs:
     """Read `paths` (files, directories, `-` for stdin) and admit the objects for `profile`. With
-    `timelines`, Timeline documents are parsed too and the objects they apply admitted alongside."""
+    `timelines`, Timeline documents are parsed too and the objects they apply admitted alongside.
+
+    `namespace` (kubectl's -n) goes to namespaced objects of the files that name none; a file naming another
+    namespace is an error, as with `kubectl apply -n`. `cluster` (a live snapshot) is admitted first, so the
+    files are applied on top of it: an object in both is the file's, with the duplicate warning."""
     stdin_bytes: bytes | None = None
     if "-" in paths:
         stdin_bytes = read_stream(stdin if stdin is not None else sys.stdin.buffer, source="-")
     loaded = load_paths([p for p in paths if p != "-"])
     if stdin_bytes is not None:
         loaded.add(load_bytes(stdin_bytes, source="-"), "-")
+    if namespace is not None:
+        set_namespace(loaded.objects, loaded.sources, namespace)
+    base = LoadResult()
+    if cluster is not None:
+        base.objects = list(cluster.objects)
+        base.sources = [cluster.source] * len(cluster.objects)
+        base.api_versions = [""] * len(cluster.objects)
+        base.warnings = list(cluster.warnings)
+        base.objects += loaded.objects
+        base.sources += loaded.sources
+        base.api_versions += loaded.api_versions
+        base.warnings += loaded.warnings
+        base.unserved = loaded.unserved
+        loaded = base
     admission = admit_loaded(loaded, profile, check_versions=check_versions)
     found = _timelines(paths, stdin_bytes) if timelines else []
     if found:
         found = _admit_timelines(found, admission, profile)
-    files = sorted(set(loaded.sources))
+    files = sorted(set(loaded.sources) - ({cluster.source} if cluster is not None else set()))
     return Inputs(admission, list(loaded.warnings), found, files)
+
+
+def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str) -> None:
+    """kubectl apply -n: namespaced objects without a namespace get `namespace`; another one is an error."""
+    for obj, source in zip(objects, sources, strict=True):
+        if not getattr(obj, "NAMESPACED", False):
+            continue
+        meta = obj.metadata
+        if not meta.namespace:
+            meta.namespace = namespace
+        elif meta.namespace != namespace:
+            raise InputError(f'the namespace from the provided object "{meta.namespace}" does not match the '
+                             f'namespace "{namespace}". You must pass \'--namespace={meta.namespace}\' to perform '
+                             "this operation.", source=source, obj=object_ref(obj.KIND, meta))
 
 
 def _files(paths: Sequence[str]) -> list[str]:

@@ -1,0 +1,174 @@
+"""kubectl's conventions shared by the commands: `--kubeconfig/--context`, `-n/--namespace`,
+`-A/--all-namespaces`, and object references (`pod/NAME`, `pod NAME`, `NS/NAME`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from drasim.errors import InputError
+
+if TYPE_CHECKING:
+    from drasim.api.profile import ReleaseProfile
+    from drasim.doctor.checks import ClusterSnapshot
+    from drasim.sources.inputs import Inputs
+
+__all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "kube_options", "parse_refs"]
+
+
+def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--kubeconfig, --context and --timeout (for the commands that only read a cluster)."""
+    fn = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+                      help="Seconds to wait for each API request.")(fn)
+    fn = click.option("--context", "context", metavar="NAME", default=None,
+                      help="kubeconfig context to use (default: the current context).")(fn)
+    fn = click.option("--kubeconfig", metavar="PATH", default=None,
+                      help="kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).")(fn)
+    return fn
+
+
+@dataclass(frozen=True)
+class KubeArgs:
+    """The kubectl flags of one command line. A live cluster is read when --kubeconfig or --context is given."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    timeout: float = 10.0
+    namespace: str | None = None  # -n as given
+    all_namespaces: bool = False
+
+    @property
+    def live(self) -> bool:
+        return self.kubeconfig is not None or self.context is not None
+
+    def default_namespace(self) -> str:
+        """-n, else the kubeconfig context's namespace (with a live cluster), else `default`."""
+        if self.namespace:
+            return self.namespace
+        if self.live:
+            from drasim.sources.live import load_kubeconfig
+
+            config, _ = load_kubeconfig(self.kubeconfig, self.context)
+            if config.context.namespace:
+                return str(config.context.namespace)
+        return "default"
+
+    def snapshot(self) -> ClusterSnapshot | None:
+        """The live cluster's objects (GET and LIST only), or None without --kubeconfig/--context."""
+        if not self.live:
+            return None
+        from drasim.sources.live import read_cluster
+
+        return read_cluster(self.kubeconfig, self.context, timeout=self.timeout)
+
+
+def kube_options(*, live: bool = True, all_namespaces: bool = False,
+                 namespace_help: str = "Namespace for objects in -f files that name none (as kubectl apply -n); "
+                                       "a file naming another namespace is an error.") -> Callable[[Any], Any]:
+    """`-n/--namespace`, optionally `-A/--all-namespaces` and the cluster options, passed as `kube` (KubeArgs)."""
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            namespace = kwargs.pop("namespace", None)
+            every = kwargs.pop("all_namespaces", False)
+            if namespace is not None and not namespace:
+                raise click.BadParameter("must not be empty", param_hint="'-n' / '--namespace'")
+            if every and namespace:
+                raise click.UsageError("-A/--all-namespaces and -n/--namespace cannot be used together")
+            kwargs["kube"] = KubeArgs(kwargs.pop("kubeconfig", None), kwargs.pop("context", None),
+                                      kwargs.pop("timeout", 10.0), namespace, every)
+            return fn(*args, **kwargs)
+
+        out: Callable[..., Any] = wrapper
+        if live:
+            out = cluster_options(out)
+        if all_namespaces:
+            out = click.option("-A", "--all-namespaces", "all_namespaces", is_flag=True,
+                               help="Every namespace.")(out)
+        return click.option("-n", "--namespace", "namespace", metavar="NAMESPACE", default=None,
+                            help=namespace_help)(out)
+
+    return decorate
+
+
+# --- object references -----------------------------------------------------------------------------
+
+# kubectl's names of the kinds drasim explains (singular, plural, short) -> the kind.
+KINDS: dict[str, str] = {
+    "pod": "pod", "pods": "pod", "po": "pod",
+    "claim": "claim", "claims": "claim", "resourceclaim": "claim", "resourceclaims": "claim",
+    "resourceclaim.resource.k8s.io": "claim", "resourceclaims.resource.k8s.io": "claim",
+}
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """`kind` (pod or claim), `name` (None: every object of the kind) and the namespace the name gave."""
+
+    kind: str
+    name: str | None
+    namespace: str | None = None
+
+
+def _kind(word: str) -> str:
+    kind = KINDS.get(word.lower())
+    if kind is None:
+        raise click.BadParameter(f"unknown resource type {word!r}: expected pod(s) or resourceclaim(s) "
+                                 "(also claim, po)", param_hint="'TYPE'")
+    return kind
+
+
+def _name(text: str) -> tuple[str | None, str]:
+    ns, sep, name = text.partition("/")
+    if not sep:
+        return None, text
+    if not ns or not name or "/" in name:
+        raise InputError(f"expected NAME or NAMESPACE/NAME, got {text!r}")
+    return ns, name
+
+
+def parse_refs(words: Sequence[str]) -> list[ObjectRef]:
+    """kubectl's forms: `TYPE/NAME ...`, `TYPE NAME ...`, `TYPE` alone (every object of the type); drasim's
+    `NAMESPACE/NAME` after TYPE too (`pod ml/trainer-0`)."""
+    if not words:
+        return []
+    if "/" in words[0] and words[0].split("/", 1)[0].lower() in KINDS:
+        refs = []
+        for word in words:
+            head, _, rest = word.partition("/")
+            if not rest or head.lower() not in KINDS:
+                raise click.UsageError(f"there is no need to specify a resource type as a separate argument when "
+                                       f"passing arguments in resource/name form (e.g. 'pod/NAME'): got {word!r}")
+            ns, name = _name(rest)
+            refs.append(ObjectRef(_kind(head), name, ns))
+        return refs
+    kind = _kind(words[0])
+    if len(words) == 1:
+        return [ObjectRef(kind, None)]
+    out = []
+    for word in words[1:]:
+        ns, name = _name(word)
+        out.append(ObjectRef(kind, name, ns))
+    return out
+
+
+def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs, *, timelines: bool = False,
+                   check_versions: bool = True) -> tuple[Inputs, ReleaseProfile]:
+    """The objects a command works on: the live cluster (with --kubeconfig/--context) with the -f files
+    applied on top, else the files, else the bundled demo (with the demo's profile); and the profile used."""
+    from drasim.cli.options import demo_profile
+    from drasim.demo import demo_paths
+    from drasim.sources.inputs import read_inputs
+
+    snapshot = kube.snapshot()
+    if snapshot is None and not paths:
+        paths = demo_paths()
+        profile = demo_profile(profile)
+    inputs = read_inputs(list(paths), profile, timelines=timelines, check_versions=check_versions,
+                         namespace=kube.namespace, cluster=snapshot)
+    return inputs, profile
