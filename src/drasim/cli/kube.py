@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from drasim.doctor.checks import ClusterSnapshot
     from drasim.sources.inputs import Inputs
 
-__all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "kube_options", "parse_refs"]
+__all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "kube_options", "live_profile",
+           "parse_refs"]
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -157,6 +158,27 @@ def parse_refs(words: Sequence[str]) -> list[ObjectRef]:
     return out
 
 
+def live_profile(profile: ReleaseProfile, snapshot: ClusterSnapshot) -> ReleaseProfile:
+    """The profile of the cluster read: its release (unless --kubernetes-version was given) and, when it
+    serves DeviceTaintRules, their gate on (unless --feature-gates sets it)."""
+    from drasim.api.profile import SIMULATED, profile_for
+    from drasim.cli.options import demo_profile
+    from drasim.doctor.checks import parse_minor
+
+    ctx = click.get_current_context(silent=True)
+    source = ctx.get_parameter_source("kubernetes_version") if ctx is not None else None
+    minor = parse_minor(snapshot.server_version)
+    if source in (None, click.core.ParameterSource.DEFAULT) and minor and minor != profile.version:
+        if minor in SIMULATED:
+            profile = profile_for(minor, profile.overrides)
+        else:
+            click.echo(f"warning: {snapshot.source} runs Kubernetes {minor}; simulating {profile.describe()} "
+                       f"(one of {', '.join(SIMULATED)}; see --kubernetes-version)", err=True)
+    if "DeviceTaintRule" in snapshot.read_versions:
+        profile = demo_profile(profile)
+    return profile
+
+
 def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs, *, timelines: bool = False,
                    check_versions: bool = True) -> tuple[Inputs, ReleaseProfile]:
     """The objects a command works on: the live cluster (with --kubeconfig/--context) with the -f files
@@ -169,6 +191,8 @@ def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
     if snapshot is None and not paths:
         paths = demo_paths()
         profile = demo_profile(profile)
+    if snapshot is not None:
+        profile = live_profile(profile, snapshot)
     inputs = read_inputs(list(paths), profile, timelines=timelines, check_versions=check_versions,
                          namespace=kube.namespace, cluster=snapshot)
     return inputs, profile

@@ -65,10 +65,11 @@ def _line(source: str, f: Finding) -> str:
     return f"{source}: {f.obj}: {f}"
 
 
-def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions: bool = True) -> Admission:
-    """Admit what `load_paths` read."""
+def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions: bool = True,
+                 live: Sequence[Any] = ()) -> Admission:
+    """Admit the objects of a live cluster (`live`, as its server served them), then what `load_paths` read."""
     items = [Submitted(o, s, v) for o, s, v in zip(loaded.objects, loaded.sources, loaded.api_versions, strict=True)]
-    return admit(items, profile, unserved=loaded.unserved, check_versions=check_versions)
+    return admit([*live, *items], profile, unserved=loaded.unserved, check_versions=check_versions)
 
 
 def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any] | None = None,
@@ -88,23 +89,14 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
         loaded.add(load_bytes(stdin_bytes, source="-"), "-")
     if namespace is not None:
         set_namespace(loaded.objects, loaded.sources, namespace)
-    base = LoadResult()
+    live = [Submitted(o, cluster.source, live=True) for o in cluster.objects] if cluster is not None else []
     if cluster is not None:
-        base.objects = list(cluster.objects)
-        base.sources = [cluster.source] * len(cluster.objects)
-        base.api_versions = [""] * len(cluster.objects)
-        base.warnings = list(cluster.warnings)
-        base.objects += loaded.objects
-        base.sources += loaded.sources
-        base.api_versions += loaded.api_versions
-        base.warnings += loaded.warnings
-        base.unserved = loaded.unserved
-        loaded = base
-    admission = admit_loaded(loaded, profile, check_versions=check_versions)
+        loaded.warnings[:0] = cluster.warnings
+    admission = admit_loaded(loaded, profile, check_versions=check_versions, live=live)
     found = _timelines(paths, stdin_bytes) if timelines else []
     if found:
         found = _admit_timelines(found, admission, profile)
-    files = sorted(set(loaded.sources) - ({cluster.source} if cluster is not None else set()))
+    files = sorted(set(loaded.sources))
     return Inputs(admission, list(loaded.warnings), found, files)
 
 
