@@ -114,3 +114,23 @@ def test_taint_dry_run_on_plain_manifests_evicts_what_simulate_allocated(tmp_pat
     assert [(p["namespace"], p["name"], p["evicted"]) for p in report["pods"]] == [
         ("basic-resourceclaimtemplate", "pod-to-be-evicted", True)]
     assert len(report["allocatedDevices"]) == 1
+
+
+def test_lint_counts_the_pods_a_noexecute_rule_would_evict_after_simulating(tmp_path: Path) -> None:
+    """device-taint-pod-noexecute on the example driver's published slice (README's `kubectl get
+    resourceslice -o yaml`): lint's blast radius reads the cluster simulate leaves, where the pod holds a GPU."""
+    from drasim.cli.lint import lint
+
+    real = Path(__file__).resolve().parents[1] / "realworld" / "dra-example-driver"
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "dra-example-driver-cluster-worker"},
+            "status": {"allocatable": {"pods": "110", "cpu": "8", "memory": "32Gi"}}}
+    (folder / "0-node-and-class.yaml").write_text(yaml.safe_dump_all([node, _cluster(0)[1]]))
+    (folder / "0-slice.yaml").write_text((real / "README--kubectl-get-resourceslice-o-yaml.yaml").read_text())
+    for name in ("1-basic-resourceclaimtemplate.yaml", "2-pod-to-be-evicted.yaml", "3-device-taint-rule.yaml"):
+        (folder / name).write_text((DATA / "device-taint-pod-noexecute" / name).read_text())
+    code, out = _invoke(lint, "-f", str(folder), "--kubernetes-version", "1.37", "-o", "json")
+    assert code == 0, out
+    (finding,) = [f for f in json.loads(out) if f["id"] == "taint-rule-unrehearsed-noexecute"]
+    assert "8 published devices and 1 allocated device; 1 pod in 1 namespace would be evicted" in finding["message"]

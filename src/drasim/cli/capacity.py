@@ -8,8 +8,9 @@ from drasim.api.profile import ReleaseProfile
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import filename_option, profile_options
 from drasim.cli.output import emit, output_option
-from drasim.cli.simulate import load_inputs, simulation_options
+from drasim.cli.simulate import load_inputs
 from drasim.sim.capacity import DEFAULT_MAX, capacity
+from drasim.sim.settle import simulation_options
 
 __all__ = ["capacity_cmd"]
 

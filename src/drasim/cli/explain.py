@@ -20,16 +20,16 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
-from drasim.cli.kube import KubeArgs, ObjectRef, kube_options, parse_refs
+from drasim.cli.kube import KubeArgs, ObjectRef, kube_options, parse_refs, settled_inputs
 from drasim.cli.options import profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
-from drasim.cli.simulate import settled_state
 from drasim.cli.textout import colour_allowed
 from drasim.cluster import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
 from drasim.explain.diagnose import ClaimExplanation, PodExplanation
 from drasim.explain.render import render_text, to_dict
+from drasim.sim.timeline import parse_duration
 from drasim.sources.scenario import Scenario, load_scenario
 
 __all__ = ["explain"]
@@ -194,9 +194,15 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
         if not paths and not kube.live:
             raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -) or read "
                                    "a live cluster with --kubeconfig/--context")
-        state, warnings = settled_state(list(paths), profile or profile_for(), seed=seed, at=at, kube=kube)
-        for warning in warnings:
-            click.echo(f"warning: {warning}", err=True)
+        when = None
+        if at is not None:
+            try:
+                when = parse_duration(at)
+            except ValueError as err:
+                raise click.BadParameter(str(err), param_hint="'--at'") from None
+        state, inputs = settled_inputs(list(paths), profile or profile_for(), kube, seed=seed, at=when)
+        for note in inputs.notes():
+            click.echo(note, err=True)
         found = _explain_refs(state, targets, kube, nodes, None)
     if output == "name":
         emit_names(_name_of(ex) for ex in found)

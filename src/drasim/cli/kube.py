@@ -13,12 +13,15 @@ import click
 from drasim.errors import InputError
 
 if TYPE_CHECKING:
+    from datetime import timedelta
+
     from drasim.api.profile import ReleaseProfile
+    from drasim.cluster import ClusterState
     from drasim.doctor.checks import ClusterSnapshot
     from drasim.sources.inputs import Inputs
 
 __all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "kube_options", "live_profile",
-           "parse_refs"]
+           "parse_refs", "settled_inputs"]
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -196,3 +199,13 @@ def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
     inputs = read_inputs(list(paths), profile, timelines=timelines, check_versions=check_versions,
                          namespace=kube.namespace, cluster=snapshot)
     return inputs, profile
+
+
+def settled_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs, *, seed: int = 0,
+                   at: timedelta | None = None) -> tuple[ClusterState, Inputs]:
+    """`command_inputs` (Timelines included) as `drasim simulate` leaves them (`sim.settle.settled_state`, at
+    `at` after the start, default the end), and the inputs: what explain and taint dry-run read."""
+    from drasim.sim.settle import settled_state
+
+    inputs, profile = command_inputs(paths, profile, kube, timelines=True)
+    return settled_state(inputs.objects, inputs.timelines, profile, seed=seed, at=at), inputs

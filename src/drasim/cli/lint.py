@@ -47,10 +47,11 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
         _print_rules(output, colour)
         return
     # Before 1.34 there is no resource.k8s.io/v1: objects are linted as if converted to that release's version.
-    inputs, profile = command_inputs(paths, profile, kube, check_versions=profile.version in SIMULATED)
+    inputs, profile = command_inputs(paths, profile, kube, check_versions=profile.version in SIMULATED,
+                                     timelines=True)
     for warning in inputs.load_warnings:
         click.echo(f"warning: {warning}", err=True)
-    findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip)
+    findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip, timelines=inputs.timelines)
     errors = sum(1 for f in findings if f.severity == "error")
     if output == "name":
         emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj))

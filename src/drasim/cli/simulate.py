@@ -18,8 +18,6 @@ from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import demo_profile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
-from drasim.cluster import ClusterState
-from drasim.errors import InputError
 from drasim.scheduler.dra import REASON_TIMEOUT
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
@@ -33,7 +31,7 @@ from drasim.sim.report import (
     scores_document,
     workload_mix,
 )
-from drasim.sim.settle import settle
+from drasim.sim.settle import simulation_options
 from drasim.sim.timeline import Timeline, parse_duration
 from drasim.sources.inputs import read_inputs
 
@@ -44,32 +42,6 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
     Default profile: the demo's (1.36 with DeviceTaintRules served). `namespace`: kubectl's -n."""
     inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True, namespace=namespace)
     return inputs.objects, inputs.timelines, inputs.warning_lines() + inputs.rejection_lines()
-
-
-def simulation_options(profile: ReleaseProfile, *, seed: int = 0, score_all_nodes: bool = False,
-                       horizon: timedelta = timedelta(days=7)) -> SimulationOptions:
-    """How `drasim simulate` runs for these flags (every command that simulates first uses the same)."""
-    return SimulationOptions.for_profile(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon)
-
-
-def settled_state(paths: list[str], profile: ReleaseProfile, *, seed: int = 0, at: str | None = None,
-                  kube: KubeArgs | None = None) -> tuple[ClusterState, list[str]]:
-    """The cluster as `drasim simulate` leaves these inputs (at `at` after the start, default the end; inputs
-    that are already an end state are read as they are), and the load warnings. explain, taint dry-run and
-    lint's capacity checks read it."""
-    when = None
-    if at is not None:
-        try:
-            when = parse_duration(at)
-        except ValueError as err:
-            raise InputError(f"--at: {err}") from None
-    if kube is not None and kube.live:
-        inputs, profile = command_inputs(paths, profile, kube, timelines=True)
-        objects, timelines = inputs.objects, inputs.timelines
-        warnings = inputs.warning_lines() + inputs.rejection_lines()
-    else:
-        objects, timelines, warnings = load_inputs(paths, profile, namespace=kube.namespace if kube else None)
-    return settle(objects, timelines, simulation_options(profile, seed=seed), when), warnings
 
 
 @click.command("simulate")

@@ -12,10 +12,9 @@ import click
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
-from drasim.cli.kube import KubeArgs, kube_options
+from drasim.cli.kube import KubeArgs, kube_options, settled_inputs
 from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
-from drasim.cli.simulate import settled_state
 from drasim.cluster.state import ClusterState
 from drasim.controllers.devicetaint import PodImpact, rule_impact, rule_status, selected_devices
 from drasim.controllers.resourceclaim import POD_CLAIM_NAME_ANNOTATION
@@ -65,7 +64,8 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
                                "--kubeconfig/--context")
     rule = _read_rule(rule_path)
     # The cluster as `drasim simulate` leaves the inputs: plain manifests get their pods placed first.
-    state, warnings = settled_state(list(paths), profile, kube=kube)
+    state, inputs = settled_inputs(list(paths), profile, kube)
+    warnings = inputs.warning_lines() + inputs.rejection_lines()
     notes = _complete_pods(state)
     if not profile.gate(profile.taint_rule_gate()):
         notes.insert(0, f"{profile.describe()} does not serve DeviceTaintRules: the {profile.taint_rule_gate()} "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from drasim.api import core
@@ -11,6 +11,7 @@ from drasim.api.meta import ObjectMeta, object_ref
 from drasim.api.profile import ReleaseProfile
 from drasim.api.validate import ValidationFeatures
 from drasim.cel import DeviceInput, device_input
+from drasim.cluster import ClusterState
 
 __all__ = [
     "SEVERITIES",
@@ -121,12 +122,17 @@ class LintContext:
     taint_rules: list[r.DeviceTaintRule] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     profile: ReleaseProfile | None = None  # the release with the user's --feature-gates (None: defaults)
+    # The cluster as `drasim simulate` leaves the inputs (computed on first use: only some rules read it).
+    settle: Callable[[], ClusterState] | None = None
+    _cluster: ClusterState | None = None
 
     @classmethod
     def build(cls, objects: Sequence[object], version: str, features: ValidationFeatures,
-              profile: ReleaseProfile | None = None) -> LintContext:
-        """Index `objects` (any kinds; those lint does not read are ignored)."""
-        ctx = cls(list(objects), version, features, profile=profile)
+              profile: ReleaseProfile | None = None, settle: Callable[[], ClusterState] | None = None
+              ) -> LintContext:
+        """Index `objects` (any kinds; those lint does not read are ignored). `settle` gives the simulated
+        cluster the rules counting allocations read (default: the objects as they are)."""
+        ctx = cls(list(objects), version, features, profile=profile, settle=settle)
         for o in ctx.objects:
             if isinstance(o, r.ResourceSlice):
                 ctx.slices.append(o)
@@ -143,6 +149,12 @@ class LintContext:
         ctx.current_slices = _current_slices(ctx.slices)
         ctx.devices = [DeviceView(s, d) for s in ctx.current_slices for d in s.spec.devices]
         return ctx
+
+    def cluster(self) -> ClusterState:
+        """The cluster as `drasim simulate` leaves the inputs, simulated once on first use."""
+        if self._cluster is None:
+            self._cluster = self.settle() if self.settle is not None else ClusterState.from_objects(self.objects)
+        return self._cluster
 
     def requests(self) -> Iterator[RequestView]:
         """Every request and subrequest of the claims and templates, in object order."""

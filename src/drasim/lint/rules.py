@@ -10,13 +10,16 @@ from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api import core
 from drasim.api import resource as r
 from drasim.api.admission import Admission
-from drasim.api.profile import ReleaseProfile
+from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.validate import Finding, check_pools, validate_objects
+from drasim.cluster import ClusterState
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
 from drasim.lint.rules_cel import check_mig_profiles, check_selectors
 from drasim.lint.rules_features import check_features
 from drasim.lint.rules_taints import check_taint_rules
 from drasim.lint.versions import LINT_VERSIONS, lint_features, normalize_lint_version
+from drasim.sim.settle import settled_state
+from drasim.sim.timeline import Timeline
 
 __all__ = ["RULES", "Rule", "lint_objects"]
 
@@ -38,7 +41,7 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
          "A rejected object never reaches the cluster; a dropped field silently changes what it does."),
     Rule("taint-rule-selects-all", "error for NoSchedule/NoExecute, warning for None",
          "A DeviceTaintRule with an empty `deviceSelector: {}`, with how many published and allocated "
-         "devices and reserved pods it hits among the given objects.",
+         "devices and reserved pods it hits in the cluster as `drasim simulate` leaves the inputs.",
          "An empty selector matches every device of every driver: one NoExecute rule evicted every DRA "
          "pod of a cluster (kubernetes#141422)."),
     Rule("taint-rule-no-selector", "warning",
@@ -246,6 +249,7 @@ def lint_objects(
     skip: Sequence[str] = (),
     profile: ReleaseProfile | None = None,
     admission: Admission | None = None,
+    timelines: Sequence[Timeline] = (),
 ) -> list[LintFinding]:
     """Every rule of RULES over `objects`, for the default feature gates of Kubernetes `version`.
 
@@ -253,6 +257,8 @@ def lint_objects(
     With `profile` (the release plus --feature-gates) its gates decide. With `admission` (what the CLI
     admitted), the rules judge the admitted objects as written and its findings are the api-validation
     ones (rejected objects included); `objects` and `sources` are then ignored.
+    Rules counting allocations (a taint rule's blast radius) read the cluster as `drasim simulate` leaves
+    the objects and `timelines` under the same profile, before the DeviceTaintRules under lint take effect.
     Findings are ordered by object (input order), then path, rule and message: deterministic.
     """
     version = normalize_lint_version(profile.version if profile is not None else version)
@@ -264,7 +270,16 @@ def lint_objects(
         validation = [*admission.findings, *((None, f) for f in check_pools(slices, features))]
     else:
         validation = [(None, f) for f in validate_objects(objects, features=features)]
-    ctx = LintContext.build(objects, version, features, profile)
+    admitted = admission.objects if admission is not None else objects
+    settle_profile = profile or profile_for(version, releases=LINT_VERSIONS)
+
+    def settle() -> ClusterState:
+        # The rules judge what each DeviceTaintRule would do: simulating them first would already have
+        # evicted (NoExecute) or diverted (NoSchedule) the pods they are about.
+        kept = [o for o in admitted if not isinstance(o, r.DeviceTaintRule)]
+        return settled_state(kept, timelines, settle_profile)
+
+    ctx = LintContext.build(objects, version, features, profile, settle)
     found: list[LintFinding] = []
     for check in _CHECKS:
         found.extend(check(ctx))

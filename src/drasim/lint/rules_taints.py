@@ -4,23 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import msgspec
+
 from drasim.api import resource as r
+from drasim.controllers.devicetaint import selected_devices
 from drasim.lint.base import LintContext, LintFinding, ref_of
 
-__all__ = ["BlastRadius", "blast_radius", "check_taint_rules", "selects"]
-
-
-def selects(sel: r.DeviceTaintSelector | None, driver: str, pool: str, device: str) -> bool:
-    """The documented matching: a nil selector matches nothing; each given field must be equal."""
-    if sel is None:
-        return False
-    return ((sel.driver is None or sel.driver == driver) and (sel.pool is None or sel.pool == pool)
-            and (sel.device is None or sel.device == device))
+__all__ = ["BlastRadius", "blast_radius", "check_taint_rules"]
 
 
 @dataclass(frozen=True, slots=True)
 class BlastRadius:
-    """What a selector reaches among the given objects."""
+    """What a rule's selector reaches in the cluster as simulate leaves the inputs."""
 
     published: int  # devices in current slices
     allocated: int  # allocation results naming a selected device
@@ -44,28 +39,24 @@ def _n(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def blast_radius(ctx: LintContext, sel: r.DeviceTaintSelector | None) -> BlastRadius:
-    """Published devices, allocated devices, claims and pods the selector reaches. Pods are the
-    `reservedFor` entries of allocated claims holding a selected device — the pods the eviction
-    controller would delete for a NoExecute taint (tolerations are not considered)."""
-    published = sum(1 for d in ctx.devices if selects(sel, d.driver, d.pool, d.device.name))
-    allocated = claims = 0
-    pods: set[tuple[str, str]] = set()
-    for claim in ctx.claims:
-        alloc = claim.status.allocation if claim.status is not None else None
-        if alloc is None:
-            continue
-        hits = sum(1 for res in alloc.devices.results if selects(sel, res.driver, res.pool, res.device))
-        if not hits:
-            continue
-        allocated += hits
-        claims += 1
-        assert claim.status is not None
-        ns = claim.metadata.namespace or "default"
-        for ref in claim.status.reserved_for:
-            if ref.resource == "pods" and not ref.api_group:
-                pods.add((ns, ref.name))
-    return BlastRadius(published, allocated, claims, len(pods), len({ns for ns, _ in pods}))
+def blast_radius(ctx: LintContext, rule: r.DeviceTaintRule) -> BlastRadius:
+    """Published devices, allocated devices, claims and pods the rule's selector reaches in the cluster as
+    `drasim simulate` leaves the inputs (`LintContext.cluster`), selected as the eviction controller
+    selects. Pods are the `reservedFor` entries of allocated claims holding a selected device: the pods a
+    NoExecute taint would evict (tolerations are not considered)."""
+    published, allocated = selected_devices(ctx.cluster(), rule)
+    claims: dict[tuple[str, str], r.ResourceClaim] = {}
+    for claim, _ in allocated:
+        claims.setdefault((claim.metadata.namespace or "default", claim.metadata.name), claim)
+    pods = {(ns, ref.name) for (ns, _), claim in claims.items() if claim.status is not None
+            for ref in claim.status.reserved_for if ref.resource == "pods" and not ref.api_group}
+    return BlastRadius(len(published), len(allocated), len(claims), len(pods), len({ns for ns, _ in pods}))
+
+
+def _select_all(rule: r.DeviceTaintRule) -> r.DeviceTaintRule:
+    """The rule with an empty selector (`{}`: every device), to count what "everything" is."""
+    return msgspec.structs.replace(rule, spec=msgspec.structs.replace(
+        rule.spec, device_selector=r.DeviceTaintSelector()))
 
 
 def _selector_key(sel: r.DeviceTaintSelector | None) -> tuple[str | None, ...] | None:
@@ -94,7 +85,7 @@ def check_taint_rules(ctx: LintContext) -> list[LintFinding]:
         sel = rule.spec.device_selector
         effect = rule.spec.taint.effect
         if sel is not None and sel.driver is None and sel.pool is None and sel.device is None:
-            radius = blast_radius(ctx, sel)
+            radius = blast_radius(ctx, rule)
             # None only reports; NoSchedule/NoExecute (and unknown effects, which act like None) bite.
             severity = "error" if effect in ("NoExecute", "NoSchedule") else "warning"
             out.append(LintFinding(
@@ -104,7 +95,7 @@ def check_taint_rules(ctx: LintContext) -> list[LintFinding]:
                 "device to taint",
             ))
         elif sel is None:
-            everything = _n(blast_radius(ctx, r.DeviceTaintSelector()).published, "published device")
+            everything = _n(blast_radius(ctx, _select_all(rule)).published, "published device")
             if effect in ("NoExecute", "NoSchedule"):
                 impact = f"so new allocations may avoid all {everything} here while nothing is evicted"
             else:
@@ -116,10 +107,10 @@ def check_taint_rules(ctx: LintContext) -> list[LintFinding]:
                 f"{impact}. Set deviceSelector explicitly",
             ))
         if effect == "NoExecute" and not _rehearsed(rule, ctx.taint_rules):
-            radius = blast_radius(ctx, sel)
+            radius = blast_radius(ctx, rule)
             out.append(LintFinding(
                 "taint-rule-unrehearsed-noexecute", "warning", ref, "spec.taint.effect",
-                f"NoExecute evicts immediately ({radius.describe(effect)} among the given objects); "
+                f"NoExecute evicts immediately ({radius.describe(effect)} in the simulated cluster); "
                 "rehearse with effect None first; drasim taint dry-run shows what it would evict",
             ))
     return out

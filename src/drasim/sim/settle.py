@@ -8,10 +8,27 @@ from datetime import timedelta
 from typing import Any
 
 from drasim.api.core import Pod
+from drasim.api.profile import ReleaseProfile
 from drasim.api.resource import ResourceClaim
 from drasim.cluster import ClusterState
 from drasim.sim.engine import SimulationOptions, simulate
 from drasim.sim.timeline import Timeline
+
+__all__ = ["is_end_state", "settle", "settled_state", "simulation_options"]
+
+
+def simulation_options(profile: ReleaseProfile, *, seed: int = 0, score_all_nodes: bool = False,
+                       horizon: timedelta = timedelta(days=7)) -> SimulationOptions:
+    """How `drasim simulate` runs for these flags (every command that simulates first uses the same)."""
+    return SimulationOptions.for_profile(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon)
+
+
+def settled_state(objects: Sequence[Any], timelines: Sequence[Timeline], profile: ReleaseProfile, *,
+                  seed: int = 0, at: timedelta | None = None) -> ClusterState:
+    """The cluster as `drasim simulate` leaves these admitted inputs under `profile` (at `at` after the start,
+    default the end; inputs that are already an end state are taken as they are). explain, taint dry-run
+    and lint's blast-radius counts read it."""
+    return settle(objects, timelines, simulation_options(profile, seed=seed), at)
 
 
 def is_end_state(objects: Sequence[Any]) -> bool:

@@ -61,6 +61,12 @@ class Inputs:
         return [_line(source, f) for source, f in self.admission.errors()]
 
 
+    def notes(self) -> list[str]:
+        """Warnings and rejections, one line each, as commands that simulate first print them on stderr."""
+        return [*(f"warning: {w}" for w in self.warning_lines()),
+                *(f"rejected at admission: {line}" for line in self.rejection_lines())]
+
+
 def _line(source: str, f: Finding) -> str:
     return f"{source}: {f.obj}: {f}"
 
