@@ -1306,7 +1306,7 @@ def test_counter_set_found_in_same_pool() -> None:
 
 def test_counter_set_missing() -> None:
     assert cross(counters_slice("c", "gpu-1"), consuming_slice("d", "gpu-0")) == [
-        'ResourceSlice/d: spec.devices[0].consumesCounters[0].counterSet: Invalid value: "gpu-0": counter '
+        'warning: ResourceSlice/d: spec.devices[0].consumesCounters[0].counterSet: Invalid value: "gpu-0": counter '
         "set "
         "not found: no ResourceSlice of pool dra.example.com/pool-a (generation 0) declares it in "
         "sharedCounters; "
@@ -1319,7 +1319,7 @@ def test_counter_set_in_other_pool_does_not_count() -> None:
         counters_slice("c", "gpu-0", pool="pool-b", count=1), consuming_slice("d", "gpu-0", count=1)
     )
     assert found == [
-        'ResourceSlice/d: spec.devices[0].consumesCounters[0].counterSet: Invalid value: "gpu-0": counter '
+        'warning: ResourceSlice/d: spec.devices[0].consumesCounters[0].counterSet: Invalid value: "gpu-0": counter '
         "set "
         "not found: no ResourceSlice of pool dra.example.com/pool-a (generation 0) declares it in "
         "sharedCounters; "
@@ -1329,7 +1329,7 @@ def test_counter_set_in_other_pool_does_not_count() -> None:
 
 def test_counter_missing_in_set() -> None:
     assert cross(counters_slice("c", "gpu-0"), consuming_slice("d", "gpu-0", counter="cores")) == [
-        'ResourceSlice/d: spec.devices[0].consumesCounters[0].counters[cores]: Invalid value: "cores": '
+        'warning: ResourceSlice/d: spec.devices[0].consumesCounters[0].counters[cores]: Invalid value: "cores": '
         "counter "
         "not found in counter set gpu-0 of pool dra.example.com/pool-a; the allocator treats the pool as "
         "invalid"
@@ -1340,17 +1340,16 @@ def test_duplicate_counter_sets_and_devices_across_slices_of_a_pool() -> None:
     a, b = consuming_slice("a", "gpu-0", count=4), consuming_slice("b", "gpu-0", count=4)
     found = cross(counters_slice("c1", "gpu-0", count=4), counters_slice("c2", "gpu-0", count=4), a, b)
     assert found == [
-        'ResourceSlice/c2: spec.sharedCounters[0].name: Duplicate value: "gpu-0": counter set declared '
-        "twice in "
-        "pool dra.example.com/pool-a; the allocator treats the pool as invalid",
-        'ResourceSlice/b: spec.devices[0].name: Duplicate value: "gpu-0": device name also used by '
+        'warning: ResourceSlice/c2: spec.sharedCounters[0].name: Duplicate value: "gpu-0": counter set also '
+        "declared by ResourceSlice/c1 in pool dra.example.com/pool-a; the allocator treats the pool as invalid",
+        'warning: ResourceSlice/b: spec.devices[0].name: Duplicate value: "gpu-0": device name also used by '
         "ResourceSlice/a in pool dra.example.com/pool-a; the allocator treats the pool as invalid",
     ]
 
 
 def test_incomplete_pool_warning() -> None:
     assert cross(consuming_slice("d", "gpu-0")) == [
-        'ResourceSlice/d: spec.devices[0].consumesCounters[0].counterSet: Invalid value: "gpu-0": counter '
+        'warning: ResourceSlice/d: spec.devices[0].consumesCounters[0].counterSet: Invalid value: "gpu-0": counter '
         "set "
         "not found: no ResourceSlice of pool dra.example.com/pool-a (generation 0) declares it in "
         "sharedCounters; "
@@ -1367,7 +1366,12 @@ def test_older_generation_slices_are_ignored() -> None:
     old = counters_slice("old", "gpu-0", count=1)
     new = consuming_slice("new", "gpu-0", count=1)
     new["spec"]["pool"]["generation"] = 2
-    assert [f.split(": ")[1] for f in cross(old, new)] == ["spec.devices[0].consumesCounters[0].counterSet"]
+    assert [f.split(": ")[2] for f in cross(old, new)] == ["spec.devices[0].consumesCounters[0].counterSet"]
+
+
+def test_a_counter_set_twice_in_one_slice_is_the_per_object_error_only() -> None:
+    found = cross(counters_slice("c", "gpu-0", "gpu-0", count=1))
+    assert found == ['ResourceSlice/c: spec.sharedCounters[1]: Duplicate value: "gpu-0"']
 
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}

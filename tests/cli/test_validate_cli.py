@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from drasim.cli.main import cli
@@ -198,3 +199,23 @@ def test_without_filename_validates_the_bundled_demo() -> None:
     assert "demo/cluster.yaml" in result.output
     assert "gpu.nvidia.com" in result.output
     assert "0 error(s)" in result.output
+
+
+def test_a_slice_consuming_counters_of_a_slice_not_given_is_a_warning(tmp_path: Path) -> None:
+    """The devices slice of the website's partitionable example alone: the API server validates each
+    ResourceSlice on its own and admits it; the pool is invalid for the allocator until its counter slice
+    exists, which is a warning (exit 0)."""
+    real = Path(__file__).resolve().parents[1] / "realworld" / "k8s-website" / "docs"
+    docs = list(yaml.safe_load_all((real / "dra-features--partitionable-slices.yaml").read_text()))
+    alone = tmp_path / "devices-slice.yaml"
+    alone.write_text(yaml.safe_dump(docs[1]))
+    result = CliRunner().invoke(validate, ["-f", str(alone), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["errors"] == 0 and report["rejected"] == 0
+    assert {(f["severity"], f["path"]) for f in report["findings"]} == {
+        ("warning", "spec.devices[0].consumesCounters[0].counterSet"),
+        ("warning", "spec.devices[1].consumesCounters[0].counterSet"),
+        ("warning", "spec.pool.resourceSliceCount")}
+    both = CliRunner().invoke(validate, ["-f", str(real / "dra-features--partitionable-slices.yaml")])
+    assert both.exit_code == 0 and "No problems found." in both.output

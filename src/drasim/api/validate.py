@@ -1904,7 +1904,8 @@ def validate_objects(
     * `consumesCounters` must name a counter set (and counters) declared by a ResourceSlice of the same
       pool (same driver and pool name, newest generation); duplicate device or counter set names across
       the slices of one pool (the allocator treats such a pool as invalid); pools whose slice count does
-      not match `resourceSliceCount` (warning: the allocator treats the pool as incomplete);
+      not match `resourceSliceCount` (the allocator treats the pool as incomplete): all warnings
+      (`check_pools`: the API server validates each slice alone);
     * `adminAccess: true` in a claim or template needs the `resource.kubernetes.io/admin-access: "true"`
       label on its Namespace, when that Namespace is among the objects.
     """
@@ -1955,6 +1956,10 @@ def check_admin_access(
 
 
 def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures) -> list[Finding]:
+    """Checks across the slices of one pool (newest generation): duplicate device or counter set names in
+    different slices, counters consumed but declared by no slice of the pool, slices missing. The API
+    server validates each object alone, so none of these is a rejection: all are warnings (the allocator
+    treats such a pool as invalid or incomplete, which the messages say)."""
     findings: list[Finding] = []
     pools: dict[tuple[str, str], list[r.ResourceSlice]] = {}
     for s in slices:
@@ -1967,22 +1972,27 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
         pool_id = f"{driver}/{pool}"
         # Declared counter sets of the pool (the first declaration of a name wins, as a lookup would).
         counter_sets: dict[str, r.CounterSet] = {}
+        declared_by: dict[str, str] = {}
         if features.partitionable_devices:
             for s in current:
                 for i, cs in enumerate(s.spec.shared_counters):
+                    if cs.name in counter_sets and declared_by[cs.name] == s.metadata.name:
+                        continue  # twice in one slice: the API server's own (per-object) Duplicate error
                     if cs.name in counter_sets:
                         findings.append(
                             Finding(
                                 object_ref("ResourceSlice", s.metadata),
                                 f"spec.sharedCounters[{i}].name",
                                 "Duplicate",
-                                f"counter set declared twice in pool {pool_id}; "
-                                "the allocator treats the pool as invalid",
+                                f"counter set also declared by ResourceSlice/{declared_by[cs.name]} in pool "
+                                f"{pool_id}; the allocator treats the pool as invalid",
+                                severity="warning",
                                 value=render_value(cs.name),
                             )
                         )
                     else:
                         counter_sets[cs.name] = cs
+                        declared_by[cs.name] = s.metadata.name
         seen_devices: dict[tuple[str | None, str], str] = {}
         for s in current:
             ref = object_ref("ResourceSlice", s.metadata)
@@ -1998,6 +2008,7 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
                             "Duplicate",
                             f"device name also used by ResourceSlice/{seen_devices[key]} in pool "
                             f"{pool_id}; the allocator treats the pool as invalid",
+                            severity="warning",
                             value=render_value(d.name),
                         )
                     )
@@ -2016,6 +2027,7 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
                                 f"counter set not found: no ResourceSlice of pool {pool_id} "
                                 f"(generation {generation}) declares it in sharedCounters; "
                                 "the allocator treats the pool as invalid",
+                                severity="warning",
                                 value=render_value(cc.counter_set),
                             )
                         )
@@ -2029,6 +2041,7 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
                                     "Invalid",
                                     f"counter not found in counter set {cc.counter_set} of pool "
                                     f"{pool_id}; the allocator treats the pool as invalid",
+                                    severity="warning",
                                     value=render_value(name),
                                 )
                             )

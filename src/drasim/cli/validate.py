@@ -46,10 +46,11 @@ def _enabled_gates(features: ValidationFeatures) -> list[str]:
 def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: KubeArgs) -> None:
     """Report what the API server would reject in ResourceSlices, DeviceClasses, ResourceClaims,
     ResourceClaimTemplates, DeviceTaintRules and the DRA fields of Pods and workloads (API versions the
-    release does not serve included), plus cross-object problems (missing counter sets, admin access
-    without the namespace label). Fields the API server silently drops (feature gate off), versions it
-    only serves with --runtime-config and objects defined twice are warnings. Exits 1 when there are
-    errors."""
+    release does not serve included) and admin access without the namespace label. Fields the API server
+    silently drops (feature gate off), versions it only serves with --runtime-config, objects defined
+    twice and pools whose slices disagree (counter sets no slice declares, names used twice, slices
+    missing: the API server validates each slice alone) are warnings. Exits 1 only for what the API
+    server would reject."""
     inputs, profile = command_inputs(paths, profile, kube)
     admission = inputs.admission
     features = profile.validation_features()

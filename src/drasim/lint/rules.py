@@ -36,8 +36,8 @@ class Rule:
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("api-validation", "error or warning, as the API server's validation says",
-         "What the API server would reject (drasim validate): formats, limits, gated fields, missing "
-         "counter sets, pools with missing slices (warning).",
+         "What the API server would reject (drasim validate): formats, limits, gated fields; and, as "
+         "warnings, pools whose slices disagree (counter sets no slice declares, names used twice) or are missing.",
          "A rejected object never reaches the cluster; a dropped field silently changes what it does."),
     Rule("taint-rule-selects-all", "error for NoSchedule/NoExecute, warning for None",
          "A DeviceTaintRule with an empty `deviceSelector: {}`, with how many published and allocated "
