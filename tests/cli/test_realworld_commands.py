@@ -3,6 +3,8 @@ never a traceback; and the answers of issue #8 on the named files."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,33 @@ def test_every_command_takes_the_profile_options() -> None:
                     ["doctor"], ["dump"], ["allocate"]):
         out = CliRunner().invoke(cli, [*command, "--help"]).output
         assert "--kubernetes-version" in out and "--feature-gates" in out, command
+
+
+def _doctor_json(directory: Path, *extra: str) -> tuple[int | str, dict[str, object]]:
+    code, out = _outcome(["doctor", "--from-dump", str(directory), "-o", "json", *extra])
+    return code, json.loads(out)
+
+
+def test_doctor_on_a_dump_admits_its_objects_like_every_command(tmp_path: Path) -> None:
+    """The website's adminAccess template (its namespace is not labelled) and the NVIDIA demo's classic-DRA
+    v1alpha2 templates: the API server would refuse them, so doctor lists them and leaves them out."""
+    admin = REAL / "k8s-website" / "docs" / "dra-api--admin-access-claim-template.yaml"
+    alpha2 = REAL / "dra-driver-nvidia-gpu" / "demo" / "specs" / "selectors" / "claims.yaml"
+    shutil.copy(admin, tmp_path)
+    shutil.copy(alpha2, tmp_path)
+    code, report = _doctor_json(tmp_path)
+    assert code == 1
+    (rejected,) = [f for f in report["findings"] if f["id"] == "rejected-at-admission"]  # type: ignore[union-attr]
+    assert rejected["severity"] == "error"
+    details = "\n".join(rejected["details"])
+    assert (f"{tmp_path / admin.name}: ResourceClaimTemplate/large-black-cat-claim-template: "
+            "spec.spec.devices.requests[0].exactly.adminAccess: Forbidden") in details
+    assert 'no matches for kind "ResourceClaimTemplate" in version "resource.k8s.io/v1alpha2"' in details
+    assert "ResourceClaimTemplate" not in report["objects"]  # type: ignore[operator]
+    # With the namespace labelled, as the API server requires, the template is admitted.
+    (tmp_path / alpha2.name).unlink()
+    (tmp_path / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: default\n  labels:\n"
+                                      "    resource.kubernetes.io/admin-access: \"true\"\n")
+    code, report = _doctor_json(tmp_path)
+    assert not [f for f in report["findings"] if f["id"] == "rejected-at-admission"]  # type: ignore[union-attr]
+    assert report["objects"] == {"Namespace": 1, "ResourceClaimTemplate": 1}

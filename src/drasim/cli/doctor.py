@@ -54,6 +54,11 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
         if snapshot.server_version is None:
             snapshot.server_version = f"v{profile.version}.0"
         snapshot.feature_gates = dict(profile.overrides)
+    if from_dump is not None:
+        # A live cluster's objects were admitted by its API server; a dump may be any directory of manifests.
+        from drasim.sources.dump import admit_snapshot
+
+        admit_snapshot(snapshot, dict(profile.overrides) if profile is not None else None)
     report = diagnose(snapshot)
     if output == "table":
         render_table(report, make_console())

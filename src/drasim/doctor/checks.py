@@ -58,6 +58,16 @@ class ClusterSnapshot:
     feature_gates: dict[str, bool] = field(default_factory=dict)  # the cluster's --feature-gates, when known
     source: str = ""
     warnings: list[str] = field(default_factory=list)
+    # A dump read back: each object's file and apiVersion as written (parallel to `objects`), and documents
+    # the decoder could not read at all (source, ref, apiVersion, kind), for the admission every command runs.
+    sources: list[str] = field(default_factory=list)
+    api_versions: list[str] = field(default_factory=list)
+    unserved: list[tuple[str, str, str, str]] = field(default_factory=list)
+    # What admission said (`FILE: KIND/NS/NAME: PATH: MESSAGE`): objects it rejected (left out of `objects`)
+    # and its warnings (fields of disabled gates dropped, objects defined twice).
+    rejected: list[str] = field(default_factory=list)
+    admission_warnings: list[str] = field(default_factory=list)
+    admitted_as: str = ""  # the release profile admission assumed ("Kubernetes 1.36")
 
 
 @dataclass(frozen=True)
@@ -395,6 +405,16 @@ def diagnose(snapshot: ClusterSnapshot) -> DoctorReport:
         findings += rule_findings
         findings += _check_device_taints(current)
         findings += _check_claims(claims, templates, pods, classes)
+    if snapshot.rejected:
+        findings.append(Finding("rejected-at-admission", "error",
+                                f"the API server of {snapshot.admitted_as or 'the release'} would reject objects "
+                                f"({_plural(len(snapshot.rejected), 'problem')}): they are left out of every check",
+                                details=tuple(snapshot.rejected)))
+    if snapshot.admission_warnings:
+        findings.append(Finding("admission-warnings", "warn",
+                                f"{_plural(len(snapshot.admission_warnings), 'warning')} from admission (fields "
+                                "of disabled feature gates dropped, objects defined twice)",
+                                details=tuple(snapshot.admission_warnings)))
     if snapshot.warnings:
         findings.append(Finding("unread-objects", "warn",
                                 f"{_plural(len(snapshot.warnings), 'object')} or files could not be read and were "

@@ -9,14 +9,17 @@ from typing import Any, Literal
 import yaml
 
 from drasim import __version__
+from drasim.api.admission import Submitted, admit
 from drasim.api.encode import to_json, to_yaml
 from drasim.api.kinds import KubeObject
+from drasim.api.profile import DEFAULT_VERSION, RELEASES, SIMULATED, ReleaseProfile, profile_for
 from drasim.doctor.checks import ClusterSnapshot, parse_minor
 from drasim.errors import InputError
 from drasim.sources.files import EXTENSIONS, AliasBudget, decode_text, input_files, load_bytes, parse_yaml, read_input
 from drasim.sources.outdir import MARKER, write_files
 
-__all__ = ["CLUSTER_INFO", "DUMP_FILES", "INFO_API_VERSION", "INFO_KIND", "read_dump", "write_dump"]
+__all__ = ["CLUSTER_INFO", "DUMP_FILES", "INFO_API_VERSION", "INFO_KIND", "admit_snapshot", "read_dump",
+           "write_dump"]
 
 CLUSTER_INFO = "cluster-info.yaml"
 # cluster-info.yaml is an object of drasim's own kind: other commands reading the directory with `load_paths`
@@ -116,6 +119,9 @@ def read_dump(directory: str) -> ClusterSnapshot:
         info = _read_info(info_path)
     own = {f"{stem}{ext}" for stem in DUMP_FILES.values() for ext in EXTENSIONS}
     objects: list[KubeObject] = []
+    sources: list[str] = []
+    api_versions: list[str] = []
+    unserved: list[tuple[str, str, str, str]] = []
     budget = AliasBudget()
     paths, skipped = input_files(directory, extensions=(), hidden=False)
     warnings.extend(skipped)
@@ -136,6 +142,9 @@ def read_dump(directory: str) -> ClusterSnapshot:
             warnings.append(f"{path}: skipped: not Kubernetes objects drasim reads ({exc})")
             continue
         objects.extend(result.objects)
+        sources.extend([path] * len(result.objects))
+        api_versions.extend(result.api_versions)
+        unserved.extend((path, *u) for u in result.unserved)
         warnings.extend(result.warnings)
     read_versions = info.get("readVersions") or {}
     if not isinstance(read_versions, dict):
@@ -150,4 +159,42 @@ def read_dump(directory: str) -> ClusterSnapshot:
         read_versions={str(k): str(v) for k, v in read_versions.items()},
         source=source,
         warnings=[*recorded, *warnings],
+        sources=sources,
+        api_versions=api_versions,
+        unserved=unserved,
     )
+
+
+def admit_snapshot(snapshot: ClusterSnapshot, overrides: dict[str, bool] | None = None) -> ReleaseProfile:
+    """Pass a dump's objects through admission (`api.admission`), as every command reads its inputs, for
+    the release the dump names (or the default) with `overrides` (--feature-gates): what that API server
+    would reject is left out and listed in `snapshot.rejected`, its warnings in `admission_warnings`.
+    A dump that records the versions its cluster served was listed in them: versions are not checked
+    again; nor are they before 1.34 (no GA version then). Returns the profile used."""
+    minor = parse_minor(snapshot.server_version) or DEFAULT_VERSION
+    if minor not in RELEASES:  # outside the table: the nearest release it has
+        minor = RELEASES[0] if tuple(map(int, minor.split("."))) < (1, 30) else RELEASES[-1]
+    profile = profile_for(minor, overrides, releases=RELEASES)
+    gate = profile.taint_rule_gate()
+    if "DeviceTaintRule" in snapshot.read_versions and gate not in profile.overrides and profile.stage(gate) != "-":
+        # The cluster listed DeviceTaintRules, so it serves them: its gate is on whatever the default.
+        profile = profile_for(minor, {**profile.overrides, gate: True}, releases=RELEASES)
+    check_versions = snapshot.resource_versions is None and minor in SIMULATED
+    items = [Submitted(o, src, v) for o, src, v in
+             zip(snapshot.objects, snapshot.sources, snapshot.api_versions, strict=True)]
+    if minor in SIMULATED:  # no such release serves them: rejected as it would
+        unserved = snapshot.unserved
+    else:  # older releases served classic DRA (v1alpha2), which drasim does not read
+        unserved = []
+        snapshot.warnings += [f"{src}: {ref}: skipped: drasim does not read {version} {kind}"
+                              for src, ref, version, kind in snapshot.unserved]
+    admission = admit(items, profile, unserved=unserved, check_versions=check_versions)
+    snapshot.objects = list(admission.objects)
+    snapshot.sources = list(admission.sources)
+    snapshot.api_versions = []  # no longer parallel: admission replaced duplicates
+    snapshot.unserved = []
+    snapshot.rejected = [f"{src}: {f.obj}: {f}" for src, f in admission.errors()]
+    snapshot.admitted_as = profile.describe() + ("" if parse_minor(snapshot.server_version) else
+                                                 " (assumed: the dump does not say; see --kubernetes-version)")
+    snapshot.admission_warnings = [f"{src}: {f.obj}: {f}" for src, f in admission.warnings()]
+    return profile
