@@ -132,7 +132,9 @@ def test_simulate_reports_the_timeout_and_what_it_stands_for(tmp_path: Path, ste
         def __init__(self, **kw: object) -> None:
             super().__init__(**kw, filter_budget_steps=20_000)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_simulate, "SimulationOptions", Small)
+    from drasim.sim import settle
+
+    monkeypatch.setattr(settle, "SimulationOptions", Small)  # simulation_options' home
     monkeypatch.setattr(cli_simulate, "FILTER_BUDGET_STEPS", 20_000)
     res = CliRunner().invoke(cli_simulate.simulate, ["-f", str(path)])
     assert res.exit_code == 0, res.output
