@@ -10,12 +10,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from drasim.api.profile import RELEASES
+from drasim.api.profile import DEFAULT_VERSION, RELEASES, profile_for
 from drasim.cli.kube import cluster_options
-from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.options import ReleaseProfile, demo_profile, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.textout import colour_allowed
-from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose
+from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose, parse_minor
 
 __all__ = ["cluster_options", "doctor", "make_console", "render_table"]
 
@@ -58,7 +58,7 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
         # A live cluster's objects were admitted by its API server; a dump may be any directory of manifests.
         from drasim.sources.dump import admit_snapshot
 
-        admit_snapshot(snapshot, dict(profile.overrides) if profile is not None else None)
+        admit_snapshot(snapshot, _dump_profile(snapshot, profile))
     report = diagnose(snapshot)
     if output == "table":
         render_table(report, make_console())
@@ -66,6 +66,16 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
         emit(report.to_json(), output)
     if report.errors:
         sys.exit(1)  # sys.exit: the entry point runs click with standalone_mode=False
+
+
+def _dump_profile(snapshot: ClusterSnapshot, profile: ReleaseProfile | None) -> ReleaseProfile:
+    """The release the dump names (else --kubernetes-version, else the default; the nearest one drasim
+    knows) with --feature-gates, and DeviceTaintRules served when the dump lists them (its cluster did)."""
+    minor = parse_minor(snapshot.server_version) or DEFAULT_VERSION
+    if minor not in RELEASES:
+        minor = RELEASES[0] if tuple(map(int, minor.split("."))) < (1, 30) else RELEASES[-1]
+    out = profile_for(minor, profile.overrides if profile is not None else None, releases=RELEASES)
+    return demo_profile(out) if "DeviceTaintRule" in snapshot.read_versions else out
 
 
 def _snapshot(kubeconfig: str | None, context: str | None, timeout: float, from_dump: str | None

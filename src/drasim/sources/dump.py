@@ -12,7 +12,7 @@ from drasim import __version__
 from drasim.api.admission import Submitted, admit
 from drasim.api.encode import to_json, to_yaml
 from drasim.api.kinds import KubeObject
-from drasim.api.profile import DEFAULT_VERSION, RELEASES, SIMULATED, ReleaseProfile, profile_for
+from drasim.api.profile import SIMULATED, ReleaseProfile
 from drasim.doctor.checks import ClusterSnapshot, parse_minor
 from drasim.errors import InputError
 from drasim.sources.files import EXTENSIONS, AliasBudget, decode_text, input_files, load_bytes, parse_yaml, read_input
@@ -165,36 +165,26 @@ def read_dump(directory: str) -> ClusterSnapshot:
     )
 
 
-def admit_snapshot(snapshot: ClusterSnapshot, overrides: dict[str, bool] | None = None) -> ReleaseProfile:
-    """Pass a dump's objects through admission (`api.admission`), as every command reads its inputs, for
-    the release the dump names (or the default) with `overrides` (--feature-gates): what that API server
-    would reject is left out and listed in `snapshot.rejected`, its warnings in `admission_warnings`.
-    A dump that records the versions its cluster served was listed in them: versions are not checked
-    again; nor are they before 1.34 (no GA version then). Returns the profile used."""
-    minor = parse_minor(snapshot.server_version) or DEFAULT_VERSION
-    if minor not in RELEASES:  # outside the table: the nearest release it has
-        minor = RELEASES[0] if tuple(map(int, minor.split("."))) < (1, 30) else RELEASES[-1]
-    profile = profile_for(minor, overrides, releases=RELEASES)
-    gate = profile.taint_rule_gate()
-    if "DeviceTaintRule" in snapshot.read_versions and gate not in profile.overrides and profile.stage(gate) != "-":
-        # The cluster listed DeviceTaintRules, so it serves them: its gate is on whatever the default.
-        profile = profile_for(minor, {**profile.overrides, gate: True}, releases=RELEASES)
-    check_versions = snapshot.resource_versions is None and minor in SIMULATED
-    items = [Submitted(o, src, v) for o, src, v in
-             zip(snapshot.objects, snapshot.sources, snapshot.api_versions, strict=True)]
-    if minor in SIMULATED:  # no such release serves them: rejected as it would
+def admit_snapshot(snapshot: ClusterSnapshot, profile: ReleaseProfile) -> None:
+    """Pass a dump's objects through admission (`api.admission`) for `profile`, as every command reads its
+    inputs: what that API server would reject is left out and listed in `snapshot.rejected`, its warnings
+    in `admission_warnings`. A dump that records the versions its cluster served was listed in them: those
+    are not checked again; nor are versions before 1.34 (no GA version then)."""
+    check_versions = snapshot.resource_versions is None and profile.version in SIMULATED
+    if profile.version in SIMULATED:  # no such release serves them: rejected as it would
         unserved = snapshot.unserved
     else:  # older releases served classic DRA (v1alpha2), which drasim does not read
         unserved = []
         snapshot.warnings += [f"{src}: {ref}: skipped: drasim does not read {version} {kind}"
                               for src, ref, version, kind in snapshot.unserved]
+    items = [Submitted(o, src, v) for o, src, v in
+             zip(snapshot.objects, snapshot.sources, snapshot.api_versions, strict=True)]
     admission = admit(items, profile, unserved=unserved, check_versions=check_versions)
     snapshot.objects = list(admission.objects)
     snapshot.sources = list(admission.sources)
     snapshot.api_versions = []  # no longer parallel: admission replaced duplicates
     snapshot.unserved = []
     snapshot.rejected = [f"{src}: {f.obj}: {f}" for src, f in admission.errors()]
+    snapshot.admission_warnings = [f"{src}: {f.obj}: {f}" for src, f in admission.warnings()]
     snapshot.admitted_as = profile.describe() + ("" if parse_minor(snapshot.server_version) else
                                                  " (assumed: the dump does not say; see --kubernetes-version)")
-    snapshot.admission_warnings = [f"{src}: {f.obj}: {f}" for src, f in admission.warnings()]
-    return profile
