@@ -57,7 +57,7 @@ spec:
   - cel: {expression: 'device.attributes["gpu.example.com"].type == "gpu"'}
 """
 
-FIELDS = {"id", "severity", "object", "path", "message", "source"}
+FIELDS = {"severity", "code", "message", "file", "object", "field", "hint", "details"}
 
 
 def write(tmp_path: Path, name: str, *docs: str) -> str:
@@ -111,15 +111,18 @@ def test_json_schema(tmp_path: Path) -> None:
     path = write(tmp_path, "mix.yaml", SLICE, TYPE_CLASS, B200_CLASS)
     result = drasim_cli("-f", path, "-o", "json")
     assert result.returncode == 1
-    findings = json.loads(result.stdout)
+    report = json.loads(result.stdout)
+    assert report["apiVersion"] == "drasim.dev/v1alpha1" and report["kind"] == "LintReport"
+    findings = report["diagnostics"]
     assert isinstance(findings, list) and findings
+    assert report["errors"] == sum(1 for f in findings if f["severity"] == "error") > 0
     for f in findings:
-        assert set(f) == FIELDS
-        assert f["id"] in RULES and f["severity"] in ("error", "warning")
-        assert f["source"] == path
-    assert {(f["id"], f["object"], f["path"]) for f in findings} >= {
-        ("cel-missing-attribute", "DeviceClass/typed", "spec.selectors[0].cel.expression"),
-        ("class-matches-nothing", "DeviceClass/b200", "spec.selectors"),
+        assert set(f) <= FIELDS and {"severity", "code", "message", "file", "object"} <= set(f)
+        assert f["code"] in RULES and f["severity"] in ("error", "warning")
+        assert f["file"] == path and f["hint"] == RULES[f["code"]].why
+    assert {(f["code"], f["object"]["kind"], f["object"]["name"], f["field"]) for f in findings} >= {
+        ("cel-missing-attribute", "DeviceClass", "typed", "spec.selectors[0].cel.expression"),
+        ("class-matches-nothing", "DeviceClass", "b200", "spec.selectors"),
     }
 
 
@@ -132,7 +135,7 @@ def test_json_is_deterministic(tmp_path: Path) -> None:
 
 def test_json_clean_is_empty_list(tmp_path: Path) -> None:
     result = CliRunner().invoke(lint, ["-f", write(tmp_path, "ok.yaml", SLICE, GOOD_CLASS), "-o", "json"])
-    assert result.exit_code == 0 and json.loads(result.output) == []
+    assert result.exit_code == 0 and json.loads(result.output)["diagnostics"] == []
 
 
 def test_kubernetes_version_changes_features(tmp_path: Path) -> None:
@@ -150,7 +153,7 @@ spec:
     path = write(tmp_path, "claim.yaml", claim)
     old = CliRunner().invoke(lint, ["-f", path, "--kubernetes-version", "v1.33.2", "-o", "json"])
     assert old.exit_code == 1
-    assert any(f["id"] == "feature-unavailable" for f in json.loads(old.output))
+    assert any(f["code"] == "feature-unavailable" for f in json.loads(old.output)["diagnostics"])
     new = CliRunner().invoke(lint, ["-f", path, "--kubernetes-version", "1.34"])
     assert new.exit_code == 0, new.output
 
@@ -165,7 +168,7 @@ def test_skip_rule(tmp_path: Path) -> None:
 def test_stdin(tmp_path: Path) -> None:
     result = drasim_cli("-f", "-", "-o", "json", stdin=SLICE + "---\n" + TYPE_CLASS)
     assert result.returncode == 1
-    assert {f["source"] for f in json.loads(result.stdout)} == {"-"}
+    assert {f["file"] for f in json.loads(result.stdout)["diagnostics"]} == {"-"}
 
 
 def test_default_is_the_demo_cluster() -> None:

@@ -123,17 +123,17 @@ def test_json_output(tmp_path: Path) -> None:
     assert doc["objects"] == {"ResourceClaim": 1, "ResourceSlice": 1}
     assert doc["drivers"] == {"gpu.example.com": {"pools": 1, "slices": 1, "devices": 2, "counterSets": 0}}
     assert doc["errors"] == 2 and doc["warnings"] == 0
-    first = doc["findings"][0]
+    assert doc["apiVersion"] == "drasim.dev/v1alpha1" and doc["kind"] == "ValidationReport"
+    first = doc["diagnostics"][0]
     assert first == {
-        "source": path,
-        "object": "ResourceClaim/ml/train",
-        "path": "spec.devices.requests[0].name",
-        "type": "Invalid",
         "severity": "error",
-        "value": '"Gpus"',
+        "code": "FieldValueInvalid",
         "message": first["message"],
-        "text": 'spec.devices.requests[0].name: Invalid value: "Gpus": ' + first["message"],
+        "file": path,
+        "object": {"kind": "ResourceClaim", "namespace": "ml", "name": "train"},
+        "field": "spec.devices.requests[0].name",
     }
+    assert first["message"].startswith('Invalid value: "Gpus": ')
     assert "DRAConsumableCapacity" in doc["featureGates"]
 
 

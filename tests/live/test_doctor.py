@@ -268,9 +268,11 @@ def test_doctor_132_json(apiserver: Start, write_kubeconfig: Write, monkeypatch:
     report = json.loads(out)
     assert report["kubernetesVersion"] == "1.32" and report["resourceVersions"] == ["v1beta1"]
     assert report["readVersions"]["ResourceSlice"] == "resource.k8s.io/v1beta1"
-    ids = {f["id"]: f for f in report["findings"]}
+    assert report["apiVersion"] == "drasim.dev/v1alpha1" and report["kind"] == "DoctorReport"
+    ids = {f["code"]: f for f in report["diagnostics"]}
     assert ids["kubernetes-version"]["severity"] == "error"
-    assert ids["dra-api"]["severity"] == "warn"
+    assert ids["dra-api"]["severity"] == "warning"
+    assert report["errors"] == sum(1 for f in report["diagnostics"] if f["severity"] == "error")
     attrs = {a["name"]: a for a in report["drivers"][0]["attributes"]}
     assert attrs["productName"]["values"] == ["NVIDIA H100 80GB HBM3"]
     assert attrs["productName"]["cel"] == 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA H100 80GB HBM3"'
@@ -295,13 +297,13 @@ def test_doctor_from_dump_matches_live(apiserver: Start, write_kubeconfig: Write
                                        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     kubeconfig = write_kubeconfig(apiserver("k136").url)
     _, live, _ = run(monkeypatch, capsys, "doctor", "--kubeconfig", kubeconfig, "-o", "json")
-    code, out, _ = run(monkeypatch, capsys, "dump", "--kubeconfig", kubeconfig, "-o", str(tmp_path / "d"))
+    code, out, _ = run(monkeypatch, capsys, "dump", "--kubeconfig", kubeconfig, "--output-dir", str(tmp_path / "d"))
     assert code == 0, out
     code, offline, _ = run(monkeypatch, capsys, "doctor", "--from-dump", str(tmp_path / "d"), "-o", "json")
     assert code == 1
     live_doc, offline_doc = json.loads(live), json.loads(offline)
     assert offline_doc["source"].startswith(f"dump {tmp_path / 'd'} of context test")
-    for key in ("findings", "drivers", "deviceClasses", "deviceTaintRules", "readVersions", "objects"):
+    for key in ("diagnostics", "drivers", "deviceClasses", "deviceTaintRules", "readVersions", "objects"):
         assert offline_doc[key] == live_doc[key], key
 
 

@@ -216,7 +216,7 @@ def test_failure_during_the_renames_keeps_the_marker_complete(snapshot136: Clust
 def test_dump_cli_writes_and_summarises(apiserver: Start, write_kubeconfig: Write, tmp_path: Path) -> None:
     server = apiserver("k136")
     out = tmp_path / "dump"
-    result = CliRunner().invoke(dump, ["--kubeconfig", write_kubeconfig(server.url), "-o", str(out)])
+    result = CliRunner().invoke(dump, ["--kubeconfig", write_kubeconfig(server.url), "--output-dir", str(out)])
     assert result.exit_code == 0, result.output
     assert "Kubernetes v1.36.1, resource.k8s.io v1, v1beta2, v1beta1" in result.output
     assert "resourceslices.yaml" in result.output and "3 ResourceSlice" in result.output
@@ -225,7 +225,7 @@ def test_dump_cli_writes_and_summarises(apiserver: Start, write_kubeconfig: Writ
 
 def test_dump_cli_unreachable_cluster_creates_nothing(write_kubeconfig: Write, tmp_path: Path) -> None:
     out = tmp_path / "dump"
-    result = CliRunner().invoke(dump, ["--kubeconfig", write_kubeconfig("http://127.0.0.1:1"), "-o", str(out),
+    result = CliRunner().invoke(dump, ["--kubeconfig", write_kubeconfig("http://127.0.0.1:1"), "--output-dir", str(out),
                                        "--timeout", "2"])
     assert isinstance(result.exception, ClusterAccessError)
     assert not out.exists()

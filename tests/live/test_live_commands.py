@@ -83,8 +83,9 @@ spec:
     config = write_kubeconfig(server.url)
     code, out, err = run(monkeypatch, capsys, "lint", "--kubeconfig", config, "-f", str(template), "-o", "json")
     assert code == 0, err
-    duplicate = [f for f in json.loads(out) if f["object"] == "ResourceClaimTemplate/ml/h100-else-any"]
-    assert len(duplicate) == 1 and duplicate[0]["severity"] == "warning"
+    duplicate = [f for f in json.loads(out)["diagnostics"]
+                 if f["object"] == {"kind": "ResourceClaimTemplate", "namespace": "ml", "name": "h100-else-any"}]
+    assert len(duplicate) == 1 and duplicate[0]["severity"] == "warning" and duplicate[0]["file"] == str(template)
     assert duplicate[0]["message"].startswith(f"defined in context test ({server.url}) and again in {template}: "
                                               "the later definition replaces the earlier one")
     code, out, err = run(monkeypatch, capsys, "simulate", "--kubeconfig", config, "-f", str(template), "-o",
@@ -116,3 +117,12 @@ def test_unreachable_cluster_is_one_message(write_kubeconfig: Write, extra: str,
     code, _, err = run(monkeypatch, capsys, "simulate", "--kubeconfig", write_kubeconfig("http://127.0.0.1:1"),
                          "--timeout", "2", "-f", extra)
     assert code == 2 and "cannot connect to the API server" in err and "Traceback" not in err
+
+
+def test_dump_dash_o_is_deprecated_for_output_dir(apiserver: Start, write_kubeconfig: Write, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_kubeconfig(apiserver("k136").url)
+    code, _, err = run(monkeypatch, capsys, "dump", "--kubeconfig", config, "-o", str(tmp_path / "d"))
+    assert code == 0 and "-o DIR is deprecated: use --output-dir DIR" in err
+    assert (tmp_path / "d" / "resourceslices.yaml").exists()

@@ -47,7 +47,7 @@ def test_user_info_and_token_stay_out_of_doctor_dump_and_files(
     assert "http://127.0.0.1:" in text  # the server is named, without its user info
     assert_no_secret(text)
     out_dir = tmp_path / "dump"
-    code, text = run(monkeypatch, capsys, "dump", "--kubeconfig", config, "-o", str(out_dir))
+    code, text = run(monkeypatch, capsys, "dump", "--kubeconfig", config, "--output-dir", str(out_dir))
     assert_no_secret(text)
     written = [p for p in out_dir.rglob("*") if p.is_file()] if out_dir.exists() else []
     if code == 0:

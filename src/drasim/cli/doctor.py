@@ -14,6 +14,7 @@ from drasim.api.profile import DEFAULT_VERSION, RELEASES, profile_for
 from drasim.cli.kube import cluster_options
 from drasim.cli.options import ReleaseProfile, demo_profile, profile_options
 from drasim.cli.output import emit, output_option
+from drasim.cli.reports import envelope, from_doctor
 from drasim.cli.textout import colour_allowed
 from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose, parse_minor
 
@@ -63,7 +64,11 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
     if output == "table":
         render_table(report, make_console())
     else:
-        emit(report.to_json(), output)
+        data = report.to_json()
+        data.pop("findings", None)
+        diagnostics = [from_doctor(f) for f in report.findings]
+        fields = {k: v for k, v in data.items() if k not in ("errors", "warnings")}
+        emit(envelope("DoctorReport", diagnostics, **fields), output)
     if report.errors:
         sys.exit(1)  # sys.exit: the entry point runs click with standalone_mode=False
 

@@ -23,8 +23,10 @@ from drasim.api.resource import ResourceClaim
 from drasim.cli.kube import KubeArgs, ObjectRef, kube_options, parse_refs, settled_inputs
 from drasim.cli.options import profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
+from drasim.cli.reports import diagnostics_data, from_explanation
 from drasim.cli.textout import colour_allowed
 from drasim.cluster import ClusterState, Key
+from drasim.diagnostics import API_VERSION
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
 from drasim.explain.diagnose import ClaimExplanation, PodExplanation
@@ -207,7 +209,7 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
     if output == "name":
         emit_names(_name_of(ex) for ex in found)
     elif output not in ("table", "wide"):
-        docs = [to_dict(ex) for ex in found]
+        docs = [_report(ex) for ex in found]
         emit({"apiVersion": "v1", "kind": "List", "items": docs} if listing else docs[0], output)
     else:
         console = _console()
@@ -217,6 +219,14 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             if i:
                 console.print()
             render_text(ex, console, wide=output == "wide")
+
+
+def _report(ex: Explanation) -> dict[str, Any]:
+    """The explanation's data with its hints and problems as diagnostics (one report format)."""
+    data = to_dict(ex)
+    data.pop("hints", None)
+    data.pop("problems", None)
+    return {"apiVersion": API_VERSION, **data, "diagnostics": diagnostics_data(from_explanation(ex))}
 
 
 def _name_of(ex: Explanation) -> str:

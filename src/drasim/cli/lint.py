@@ -11,6 +11,7 @@ from drasim.api.profile import SIMULATED
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
+from drasim.cli.reports import envelope, from_lint, sarif_log
 from drasim.lint import RULES, LintFinding, lint_objects
 from drasim.lint.versions import LINT_VERSIONS
 
@@ -29,9 +30,9 @@ def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
 @click.command("lint")
 @filename_option()
 @profile_options(LINT_VERSIONS, help_text="Check against the feature gates and API versions of this release.")
-@output_option("table", "json", "yaml", "name",
-               help="table; json/yaml: a list of {id, severity, object, path, message, source}; name: the objects "
-                    "with findings as kind/name.")
+@output_option("table", "json", "yaml", "sarif", "name",
+               help="table; json/yaml: a LintReport (docs/json-output.md); sarif: a SARIF 2.1.0 log for code "
+                    "scanning; name: the objects with findings as kind/name.")
 @kube_options()
 @click.option("--skip", multiple=True, metavar="RULE", callback=_rules, help="Leave out a rule. Repeatable.")
 @click.option("--list-rules", is_flag=True, help="Describe every rule and exit.")
@@ -53,12 +54,16 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
         click.echo(f"warning: {warning}", err=True)
     findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip, timelines=inputs.timelines)
     errors = sum(1 for f in findings if f.severity == "error")
+    n_objects = len(inputs.objects) + len(inputs.admission.rejected)
+    diagnostics = [from_lint(f, RULES) for f in findings]
     if output == "name":
         emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj))
+    elif output == "sarif":
+        emit(sarif_log(diagnostics, RULES), "json")
     elif output != "table":
-        emit([f.to_json() for f in findings], output)
+        emit(envelope("LintReport", diagnostics, kubernetesVersion=profile.version,
+                      featureGates=dict(profile.overrides), files=inputs.files, objects=n_objects), output)
     else:
-        n_objects = len(inputs.objects) + len(inputs.admission.rejected)
         _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
     if errors:
         # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False.
@@ -87,6 +92,9 @@ def _print_table(
 def _print_rules(output: str, colour: bool | None) -> None:
     if output == "name":
         emit_names(RULES)
+        return
+    if output == "sarif":
+        emit(sarif_log([], RULES), "json")
         return
     if output != "table":
         emit([{"id": r.id, "severity": r.severity, "what": r.what, "why": r.why} for r in RULES.values()], output)

@@ -15,6 +15,7 @@ from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, check_p
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
+from drasim.cli.reports import envelope, from_validation
 
 __all__ = ["validate"]
 
@@ -83,8 +84,7 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
     if output == "name":
         emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj))
     elif output != "table":
-        emit(
-                {
+        emit(envelope("ValidationReport", [from_validation(f, sources.get(f.obj)) for f in findings], **{
                     "kubernetesVersion": profile.version,
                     "featureGates": _enabled_gates(features),
                     "files": inputs.files,
@@ -99,13 +99,8 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
                         }
                         for name, s in sorted(drivers.items())
                     },
-                    "errors": errors,
-                    "warnings": warnings,
                     "loadWarnings": inputs.load_warnings,
-                    "findings": [_finding_json(f, sources.get(f.obj)) for f in findings],
-                },
-                output,
-        )
+                }), output)
     else:
         for warning in inputs.load_warnings:
             click.echo(f"warning: {warning}", err=True)
@@ -115,19 +110,6 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
         # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False, where an
         # Exit's code is returned rather than used.
         sys.exit(1)
-
-
-def _finding_json(f: Finding, source: str | None) -> dict[str, object]:
-    return {
-        "source": source,
-        "object": f.obj,
-        "path": f.path,
-        "type": f.type,
-        "severity": f.severity,
-        "value": f.value,
-        "message": f.message,
-        "text": str(f),
-    }
 
 
 def _print_table(
