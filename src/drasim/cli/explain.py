@@ -20,7 +20,7 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
-from drasim.cli.kube import KubeArgs, ObjectRef, kube_options, parse_refs, settled_inputs
+from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs
 from drasim.cli.options import profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.reports import diagnostics_data, from_explanation
@@ -118,8 +118,8 @@ def _console() -> Console:
 
 
 @click.command("explain")
-@click.argument("refs", nargs=-1, metavar="[TYPE[/NAME] | TYPE NAME...]")
-@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH",
+@click.argument("refs", nargs=-1, metavar="[TYPE[/NAME] | TYPE NAME...]", shell_complete=complete_type)
+@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", type=click.Path(),
               help="File, directory (read recursively), cluster dump or - for stdin. Repeatable. With "
                    "--kubeconfig/--context: applied on top of the live cluster.")
 @kube_options(all_namespaces=True, namespace_help="Namespace of the objects to explain (and of -f objects that "

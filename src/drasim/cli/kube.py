@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from drasim.doctor.checks import ClusterSnapshot
     from drasim.sources.inputs import Inputs
 
-__all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "kube_options", "live_profile",
-           "parse_refs", "settled_inputs"]
+__all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "complete_type", "kube_options",
+           "live_profile", "parse_refs", "settled_inputs"]
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -117,6 +117,16 @@ class ObjectRef:
     kind: str
     name: str | None
     namespace: str | None = None
+
+
+def complete_type(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of TYPE (the first word of an object reference)."""
+    from click.shell_completion import CompletionItem
+
+    if ctx.params.get(param.name or ""):
+        return []
+    words = ("pod", "pods", "resourceclaim", "resourceclaims")
+    return [CompletionItem(w) for w in words if w.startswith(incomplete)]
 
 
 def _kind(word: str) -> str:

@@ -11,7 +11,7 @@ from drasim.api.profile import SIMULATED
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
-from drasim.cli.reports import envelope, from_lint, sarif_log
+from drasim.cli.reports import enabled_gates, envelope, from_lint, sarif_log
 from drasim.lint import RULES, LintFinding, lint_objects
 from drasim.lint.versions import LINT_VERSIONS
 
@@ -62,7 +62,7 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
         emit(sarif_log(diagnostics, RULES), "json")
     elif output != "table":
         emit(envelope("LintReport", diagnostics, kubernetesVersion=profile.version,
-                      featureGates=dict(profile.overrides), files=inputs.files, objects=n_objects), output)
+                      featureGates=enabled_gates(profile), files=inputs.files, objects=n_objects), output)
     else:
         _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
     if errors:

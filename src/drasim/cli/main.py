@@ -91,7 +91,12 @@ def main() -> None:
     """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback."""
     try:
         # With standalone_mode=False click returns a command's exit code instead of exiting.
-        code = cli.main(prog_name=prog_name(), standalone_mode=False)
+        # Shell completion (click's): `_DRASIM_COMPLETE` or `_KUBECTL_DRA_COMPLETE`, named for the executable.
+        exe = os.path.basename(sys.argv[0]).split(".")[0]
+        exe = exe if exe in (PLUGIN, "drasim") else "drasim"
+        complete_var = f"_{exe}_COMPLETE".replace("-", "_").upper()
+        name = exe if complete_var in os.environ else prog_name()
+        code = cli.main(prog_name=name, complete_var=complete_var, standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except click.exceptions.Abort:

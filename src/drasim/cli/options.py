@@ -17,7 +17,8 @@ FILENAME_HELP = "File, directory (read recursively) or - for stdin. Repeatable. 
 
 def filename_option(help_text: str = FILENAME_HELP) -> Callable[[Any], Any]:
     """`-f/--filename PATH` (repeatable), stored as `paths`."""
-    return click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", help=help_text)
+    return click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", type=click.Path(),
+                        help=help_text)
 
 
 def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = False,

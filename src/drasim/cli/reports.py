@@ -14,20 +14,29 @@ from drasim import __version__
 from drasim.diagnostics import API_VERSION, Diagnostic, ObjectReference, Severity, parse_object_ref
 
 if TYPE_CHECKING:
+    from drasim.api.profile import ReleaseProfile
     from drasim.api.validate import Finding
     from drasim.doctor.checks import Finding as DoctorFinding
     from drasim.explain import Explanation
     from drasim.lint import LintFinding
     from drasim.lint.rules import Rule
 
-__all__ = ["diagnostics_data", "envelope", "from_doctor", "from_explanation", "from_lint", "from_validation",
-           "sarif_log"]
+__all__ = ["diagnostics_data", "enabled_gates", "envelope", "from_doctor", "from_explanation", "from_lint",
+           "from_validation", "sarif_log"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _severity(text: str) -> Severity:
     return "error" if text == "error" else "warning" if text in ("warning", "warn") else "info"
+
+
+def enabled_gates(profile: ReleaseProfile) -> list[str]:
+    """The DRA feature gates the API server of `profile` has on (a report's `featureGates`)."""
+    from drasim.api.validate import GATE_NAMES
+
+    features = profile.validation_features()
+    return [gate for flag, gate in GATE_NAMES.items() if getattr(features, flag)]
 
 
 def from_validation(f: Finding, source: str | None) -> Diagnostic:

@@ -35,7 +35,7 @@ def taint() -> None:
 
 @taint.command("dry-run", short_help="What a DeviceTaintRule would select and evict, before applying it.")
 @click.argument("rule_path", metavar="RULE.yaml")
-@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH",
+@click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", type=click.Path(),
               help="Cluster objects: file, directory (read recursively) or - for stdin. Repeatable. With "
                    "--kubeconfig/--context: applied on top of the live cluster.")
 @kube_options()

@@ -11,11 +11,11 @@ import click
 
 from drasim.api import resource as r
 from drasim.api.meta import object_ref
-from drasim.api.validate import GATE_NAMES, Finding, ValidationFeatures, check_pools
+from drasim.api.validate import Finding, check_pools
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
-from drasim.cli.reports import envelope, from_validation
+from drasim.cli.reports import enabled_gates, envelope, from_validation
 
 __all__ = ["validate"]
 
@@ -32,10 +32,6 @@ def _ref(obj: object) -> str:
     kind = getattr(obj, "KIND", type(obj).__name__)
     meta = getattr(obj, "metadata", None)
     return object_ref(kind, meta) if meta is not None else kind
-
-
-def _enabled_gates(features: ValidationFeatures) -> list[str]:
-    return [gate for flag, gate in GATE_NAMES.items() if getattr(features, flag)]
 
 
 @click.command("validate")
@@ -86,7 +82,7 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
     elif output != "table":
         emit(envelope("ValidationReport", [from_validation(f, sources.get(f.obj)) for f in findings], **{
                     "kubernetesVersion": profile.version,
-                    "featureGates": _enabled_gates(features),
+                    "featureGates": enabled_gates(profile),
                     "files": inputs.files,
                     "rejected": len(admission.rejected),
                     "objects": dict(sorted(kinds.items())),
