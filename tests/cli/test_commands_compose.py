@@ -132,5 +132,5 @@ def test_lint_counts_the_pods_a_noexecute_rule_would_evict_after_simulating(tmp_
         (folder / name).write_text((DATA / "device-taint-pod-noexecute" / name).read_text())
     code, out = _invoke(lint, "-f", str(folder), "--kubernetes-version", "1.37", "-o", "json")
     assert code == 0, out
-    (finding,) = [f for f in json.loads(out) if f["id"] == "taint-rule-unrehearsed-noexecute"]
+    (finding,) = [f for f in json.loads(out)["diagnostics"] if f["code"] == "taint-rule-unrehearsed-noexecute"]
     assert "8 published devices and 1 allocated device; 1 pod in 1 namespace would be evicted" in finding["message"]

@@ -98,7 +98,7 @@ def test_doctor_on_a_dump_admits_its_objects_like_every_command(tmp_path: Path) 
     shutil.copy(alpha2, tmp_path)
     code, report = _doctor_json(tmp_path)
     assert code == 1
-    (rejected,) = [f for f in report["findings"] if f["id"] == "rejected-at-admission"]  # type: ignore[union-attr]
+    (rejected,) = [f for f in report["diagnostics"] if f["code"] == "rejected-at-admission"]  # type: ignore[union-attr]
     assert rejected["severity"] == "error"
     details = "\n".join(rejected["details"])
     assert (f"{tmp_path / admin.name}: ResourceClaimTemplate/large-black-cat-claim-template: "
@@ -110,5 +110,5 @@ def test_doctor_on_a_dump_admits_its_objects_like_every_command(tmp_path: Path) 
     (tmp_path / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: default\n  labels:\n"
                                       "    resource.kubernetes.io/admin-access: \"true\"\n")
     code, report = _doctor_json(tmp_path)
-    assert not [f for f in report["findings"] if f["id"] == "rejected-at-admission"]  # type: ignore[union-attr]
+    assert not [f for f in report["diagnostics"] if f["code"] == "rejected-at-admission"]  # type: ignore[union-attr]
     assert report["objects"] == {"Namespace": 1, "ResourceClaimTemplate": 1}

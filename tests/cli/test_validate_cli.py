@@ -213,7 +213,7 @@ def test_a_slice_consuming_counters_of_a_slice_not_given_is_a_warning(tmp_path: 
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["errors"] == 0 and report["rejected"] == 0
-    assert {(f["severity"], f["path"]) for f in report["findings"]} == {
+    assert {(f["severity"], f["field"]) for f in report["diagnostics"]} == {
         ("warning", "spec.devices[0].consumesCounters[0].counterSet"),
         ("warning", "spec.devices[1].consumesCounters[0].counterSet"),
         ("warning", "spec.pool.resourceSliceCount")}
