@@ -140,7 +140,35 @@ def _timelines(paths: Sequence[str], stdin_bytes: bytes | None) -> list[Timeline
         text = decode_text(data, source=source)
         if "Timeline" in text:
             found += find_timelines(parse_yaml(text, source=source), source=source)
+    for timeline in found:
+        _check_timeline_files(timeline)
     return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
+
+
+def _check_timeline_files(timeline: Timeline) -> None:
+    """Refuse a `file:` that resolves outside the folder of the Timeline naming it (`../`, an absolute path,
+    a symbolic link out of it, or such a link inside a folder it names): a manifest from someone else must
+    not make drasim read any file on the machine."""
+    base = os.path.dirname(timeline.source) if timeline.source not in ("", "-") else ""
+    root = os.path.realpath(base or ".")
+    for ev in timeline.events:
+        if not (isinstance(ev.action, Apply) and ev.action.file is not None and not ev.action.objects):
+            continue
+        name = ev.action.file
+        path = os.path.join(base, name)
+        targets = [path]
+        if not os.path.isabs(name) and os.path.isdir(path) and _inside(root, os.path.realpath(path)):
+            targets += input_files(path)[0]
+        for target in targets:
+            if os.path.isabs(name) or not _inside(root, os.path.realpath(target)):
+                what = "" if target == path else f" (its entry {os.path.relpath(target, base or '.')!r} links there)"
+                raise InputError(f"file {name!r} is outside {base or '.'!r}, the folder of this Timeline{what}: "
+                                 "a Timeline applies only files in its own folder or below",
+                                 source=timeline.source, obj=timeline.ref, path=f"{ev.path}.file")
+
+
+def _inside(root: str, real: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _admit_timelines(timelines: list[Timeline], admission: Admission, profile: ReleaseProfile) -> list[Timeline]:
