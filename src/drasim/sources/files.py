@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json as json_module
 import os
 import re
 import stat
@@ -189,12 +190,12 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
         head = data.lstrip()[:1]
         if head in (b"{", b"["):
             try:
-                return _guard_depth(lambda: decode_json_bytes(data, source=source), source)
+                return _guard_depth(lambda: _decode_json(data, source), source)
             except InputError as exc:
-                if not exc.message.startswith("invalid JSON"):
+                if not exc.message.startswith("invalid JSON:"):  # a syntax error: YAML's flow style may read it
                     raise
     elif json:
-        return _guard_depth(lambda: decode_json_bytes(data, source=source), source)
+        return _guard_depth(lambda: _decode_json(data, source), source)
     docs = parse_yaml(decode_text(data, source=source), source=source, budget=budget)
     return _guard_depth(lambda: decode_documents(docs, source=source), source)
 
@@ -205,6 +206,63 @@ def _guard_depth(fn: Any, source: str) -> DecodeResult:
     except RecursionError:
         raise InputError(f"document is nested too deeply (more than {MAX_DEPTH} levels)", source=source) from None
     return result
+
+
+# --- JSON -----------------------------------------------------------------------------------------
+
+def _decode_json(data: bytes, source: str) -> DecodeResult:
+    result = decode_json_bytes(data, source=source)
+    check_json_duplicates(data, source=source)
+    return result
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _DuplicateKey
+    return mapping
+
+
+def check_json_duplicates(data: bytes, *, source: str) -> None:
+    """`InputError` for a key set twice in one JSON object, with both lines, as Kubernetes' strict decoding
+    refuses it (msgspec, like Go's encoding/json, would keep the last one silently). Costs a second parse
+    in C (about 20 ms per MB); only values' keys matter, so numbers are never converted."""
+    try:
+        json_module.loads(data, object_pairs_hook=_unique_keys, parse_int=len, parse_float=len,
+                          parse_constant=len)
+    except _DuplicateKey:
+        raise _locate_duplicate(data.decode("utf-8", "replace"), source) from None
+    except ValueError:  # malformed in a way msgspec accepted (it parsed first): nothing to add
+        return
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
+
+
+def _locate_duplicate(text: str, source: str) -> InputError:
+    """The first duplicate key's place (only on the error path: a Python walk over every token)."""
+    stack: list[dict[str, int] | None] = []
+    line, counted = 1, 0  # lines up to offset `counted`: counted incrementally, never from the start again
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group(0)
+        if token in ("{", "["):
+            stack.append({} if token == "{" else None)
+        elif token in ("}", "]"):
+            stack.pop()
+        elif m.group(1) and stack and stack[-1] is not None:
+            key = json_module.loads(token[:m.start(1) - m.start()])
+            line += text.count("\n", counted, m.start())
+            counted = m.start()
+            if key in stack[-1]:
+                column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+                return InputError(f"invalid JSON (line {line}, column {column}): key \"{key}\" already set in "
+                                  f"object (line {stack[-1][key]})", source=source)
+            stack[-1][key] = line
+    return InputError("invalid JSON: a key is set twice in one object", source=source)
 
 
 # --- YAML -----------------------------------------------------------------------------------------

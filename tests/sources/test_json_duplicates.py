@@ -1,0 +1,111 @@
+"""A key set twice in one JSON object is an error naming the file, line and column, as for YAML (issue 11),
+never a silent last-wins; JSON without duplicates reads as before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drasim.cli.main import cli
+from drasim.errors import InputError
+from drasim.sources.files import check_json_duplicates, load_bytes, load_paths
+from hypothesis_budget import examples
+
+NODE = ('{"apiVersion": "v1", "kind": "Node",\n "metadata": {"name": "n1",\n'
+        '  "labels": {"zone": "a", "quote\\"d": "x", "zone": "b"}}}')
+
+
+def error_of(data: bytes, *, json_only: bool | None = True) -> InputError:
+    with pytest.raises(InputError) as info:
+        load_bytes(data, source="in.json", json=json_only)
+    return info.value
+
+
+def test_duplicate_label_names_both_lines() -> None:
+    err = error_of(NODE.encode())
+    assert str(err) == 'in.json: invalid JSON (line 3, column 44): key "zone" already set in object (line 3)'
+
+
+@pytest.mark.parametrize("json_only", [True, None])
+def test_duplicate_top_level_field_in_a_list_item(json_only: bool | None) -> None:
+    data = b'[\n{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},\n' \
+           b'{"apiVersion": "v1", "kind": "Node",\n "metadata": {"name": "b"},\n "metadata": {"name": "c"}}\n]'
+    err = error_of(data, json_only=json_only)
+    assert err.message == 'invalid JSON (line 5, column 2): key "metadata" already set in object (line 4)'
+
+
+def test_same_key_in_sibling_objects_is_fine() -> None:
+    data = b'{"apiVersion": "v1", "kind": "List", "items": [' \
+           b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},' \
+           b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b", "labels": {"name": "name"}}}]}'
+    assert [o.metadata.name for o in load_bytes(data, source="in.json", json=True).objects] == ["a", "b"]
+
+
+def test_escaped_spellings_of_one_key_are_the_same_key() -> None:
+    err = error_of(b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "n\\u0061me": "b"}}')
+    assert 'key "name" already set' in err.message
+
+
+def test_every_command_reports_it(tmp_path: Path) -> None:
+    path = tmp_path / "node.json"
+    path.write_text(NODE)
+    for args in (["validate", "-f", str(path)], ["lint", "-f", str(path)], ["simulate", "-f", str(path)]):
+        result = CliRunner().invoke(cli, args)
+        assert isinstance(result.exception, InputError), args
+        assert str(result.exception).startswith(f"{path}: invalid JSON (line 3, column 44)")
+        assert result.exception.exit_code == 2
+    sniffed = tmp_path / "node.yaml"  # JSON in a .yaml file: read as JSON, same message
+    sniffed.write_text(NODE)
+    with pytest.raises(InputError, match=r"invalid JSON \(line 3, column 44\)"):
+        load_paths([str(sniffed)])
+
+
+keys = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4), max_leaves=20)
+
+
+def _dup_text(obj: Any, path: list[Any], indent: int | None) -> str:
+    """`obj` as JSON with the object at `path` given its first key a second time (at its end)."""
+    if not path:
+        body = json.dumps(obj, indent=indent)
+        first = next(iter(obj))
+        return body[:body.rstrip().rfind("}")] + f", {json.dumps(first)}: 0}}"
+    head, rest = path[0], path[1:]
+    inner = _dup_text(obj[head], rest, indent)
+    if isinstance(obj, list):
+        parts = [json.dumps(v, indent=indent) if i != head else inner for i, v in enumerate(obj)]
+        return "[" + ",\n".join(parts) + "]"
+    return "{" + ",\n".join(f"{json.dumps(k)}: {inner if k == head else json.dumps(v, indent=indent)}"
+                            for k, v in obj.items()) + "}"
+
+
+def _objects(value: Any, path: list[Any]) -> list[list[Any]]:
+    out = [path] if isinstance(value, dict) and value else []
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for k, v in children:
+        out += _objects(v, [*path, k])
+    return out
+
+
+@settings(max_examples=examples(200))
+@given(json_values, st.data(), st.sampled_from([None, 1]))
+def test_duplicates_are_found_and_unique_keys_pass(value: Any, data: st.DataObject, indent: int | None) -> None:
+    raw = json.dumps(value, indent=indent).encode()
+    check_json_duplicates(raw, source="x.json")  # json.dumps never repeats a key
+    candidates = _objects(value, [])
+    if not candidates:
+        return
+    path = data.draw(st.sampled_from(candidates))
+    text = _dup_text(value, path, indent)
+    expected = r"^x.json: invalid JSON \(line \d+, column \d+\): key .* already set in object"
+    with pytest.raises(InputError, match=expected):
+        check_json_duplicates(text.encode(), source="x.json")
+
