@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drasim.api import resource as r
+from drasim.api.clone import clone_objects
 from drasim.api.core import Namespace, Pod
 from drasim.api.defaults import default_claim, default_claim_spec, default_pod
 from drasim.api.kinds import KubeObject
@@ -96,7 +97,7 @@ def _served_version(kind: str, profile: ReleaseProfile) -> str:
 
 
 def _default(obj: Any) -> None:
-    """The API server's defaulting, in place (objects handed to admission are owned by it)."""
+    """The API server's defaulting, in place (on admission's own copy, or an object handed over)."""
     if isinstance(obj, r.ResourceClaim):
         default_claim(obj)
     elif isinstance(obj, r.ResourceClaimTemplate):
@@ -107,11 +108,13 @@ def _default(obj: Any) -> None:
 
 def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
           unserved: Sequence[tuple[str, str, str, str]] = (), cel_checker: CelChecker | None = None,
-          check_versions: bool = True) -> Admission:
+          check_versions: bool = True, owned: bool = False) -> Admission:
     """Admit `items` in order, as `kubectl apply -f` of the same inputs against a default API server of
     `profile` (with its feature gates). `unserved` lists documents the decoder could not read at all:
     (source, object ref, apiVersion, kind); they are rejected as the release would. Without
-    `check_versions` every version drasim reads is taken as served (lint before 1.34, which has no v1)."""
+    `check_versions` every version drasim reads is taken as served (lint before 1.34, which has no v1).
+    Defaulting works on copies (the objects given are never changed) unless `owned`: a caller that decoded
+    them for this admission alone hands them over, saving the copy."""
     out = Admission()
     features = profile.validation_features()
     for source, ref, api_version, kind in unserved:
@@ -129,6 +132,8 @@ def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
                 if note.severity == "error":
                     out.rejected.append((source, note.obj))
                     continue
+        if not owned:
+            obj = clone_objects([obj])[0]
         _default(obj)
         stored, findings = store_object(obj, features=features, cel_checker=cel_checker)
         out.findings.extend((source, f) for f in findings)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -114,7 +113,8 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     # What the target release would do with the output (fields of disabled gates dropped, ...).
-    admission = admit([Submitted(copy.deepcopy(o), "fleet") for o in result.objects], profile)
+    # The objects are written out already: admission may default them in place.
+    admission = admit([Submitted(o, "fleet") for o in result.objects], profile, owned=True)
     for _, f in admission.findings:
         click.echo(f"warning: {f.obj}: {f}", err=True)
     if result.unverified:

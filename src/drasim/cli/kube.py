@@ -218,4 +218,4 @@ def settled_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
     from drasim.sim.settle import settled_state
 
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
-    return settled_state(inputs.objects, inputs.timelines, profile, seed=seed, at=at), inputs
+    return settled_state(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True), inputs

@@ -78,7 +78,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
     _freeze_heap()
-    result = run_simulation(inputs.objects, inputs.timelines, options)
+    result = run_simulation(inputs.objects, inputs.timelines, options, owned=True)
     _freeze_heap()
     result.rejected = inputs.admission.errors()
     if report_path is not None:

@@ -95,15 +95,16 @@ def _base_replicas(sim: Simulation, subject: Any) -> int:
 
 def capacity(objects: Sequence[Any], workload: Sequence[Any], *, timelines: Sequence[Timeline] = (),
              options: SimulationOptions | None = None, max_replicas: int = DEFAULT_MAX,
-             source: str = "--workload") -> CapacityResult:
+             source: str = "--workload", owned: bool = False) -> CapacityResult:
     """Simulate `objects` (with `timelines`) to the end, then add replicas of the workload's one Pod or
     workload one at a time, each followed by one engine round at the final instant, until a new pod stays
     Pending or `max_replicas` were placed. A workload already in the cluster (same kind, namespace and name)
-    grows from its current replica count; a new one starts at 0; a Pod is copied as `<name>-<i>`."""
+    grows from its current replica count; a new one starts at 0; a Pod is copied as `<name>-<i>`. `objects`
+    are left unchanged unless `owned` (see `Simulation`)."""
     if max_replicas < 0:
         raise InputError(f"--max must be at least 0, got {max_replicas}")
     subject, extras = split_workload(workload, source)
-    sim = Simulation(objects, timelines, options)
+    sim = Simulation(objects, timelines, options, owned=owned)
     sim.run()
     state = sim.state
     seed = sim.options.seed

@@ -12,6 +12,7 @@ from typing import Any
 from drasim.allocator import Features
 from drasim.allocator.search import FILTER_BUDGET_STEPS
 from drasim.allocator.versions import allocator_features
+from drasim.api.clone import clone_objects
 from drasim.api.core import Pod
 from drasim.api.profile import ReleaseProfile
 from drasim.api.validate import Finding
@@ -136,14 +137,18 @@ def _pending_pods(state: ClusterState, skip: Mapping[Key, object] | None = None)
 
 
 class Simulation:
-    """One simulated cluster: call `run()` once."""
+    """One simulated cluster: call `run()` once. The cluster works on copies of `objects` (the caller's are
+    never changed) unless `owned`: a caller that decoded them for this run alone hands them over, saving
+    the copy (about 50 microseconds an object)."""
 
     def __init__(self, objects: Sequence[Any], timelines: Sequence[Timeline] = (),
-                 options: SimulationOptions | None = None) -> None:
+                 options: SimulationOptions | None = None, *, owned: bool = False) -> None:
         self.options = options or SimulationOptions()
         problems = check_workloads(objects)
         if problems:
             raise problems[0]
+        if not owned:
+            objects = clone_objects(objects)
         self.state = ClusterState.from_objects(objects, features=self.options.features, now=self.options.start)
         self.scheduler = Scheduler(SchedulerConfig(seed=self.options.seed,
                                                    score_all_nodes=self.options.score_all_nodes,
@@ -355,6 +360,7 @@ def _poll_tick(started: datetime, now: datetime) -> datetime:
 
 
 def simulate(objects: Sequence[Any], timelines: Sequence[Timeline] = (),
-             options: SimulationOptions | None = None) -> SimulationResult:
-    """Run a simulation to the end (no more timeline events, evictions or pod finishes pending)."""
-    return Simulation(objects, timelines, options).run()
+             options: SimulationOptions | None = None, *, owned: bool = False) -> SimulationResult:
+    """Run a simulation to the end (no more timeline events, evictions or pod finishes pending). `objects`
+    are left unchanged unless `owned` (see `Simulation`)."""
+    return Simulation(objects, timelines, options, owned=owned).run()

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from drasim.api.clone import clone_objects
 from drasim.api.core import Pod
 from drasim.api.profile import ReleaseProfile
 from drasim.api.resource import ResourceClaim
@@ -24,11 +25,11 @@ def simulation_options(profile: ReleaseProfile, *, seed: int = 0, score_all_node
 
 
 def settled_state(objects: Sequence[Any], timelines: Sequence[Timeline], profile: ReleaseProfile, *,
-                  seed: int = 0, at: timedelta | None = None) -> ClusterState:
+                  seed: int = 0, at: timedelta | None = None, owned: bool = False) -> ClusterState:
     """The cluster as `drasim simulate` leaves these admitted inputs under `profile` (at `at` after the start,
     default the end; inputs that are already an end state are taken as they are). explain, taint dry-run
-    and lint's blast-radius counts read it."""
-    return settle(objects, timelines, simulation_options(profile, seed=seed), at)
+    and lint's blast-radius counts read it. `objects` are left unchanged unless `owned` (see `Simulation`)."""
+    return settle(objects, timelines, simulation_options(profile, seed=seed), at, owned=owned)
 
 
 def is_end_state(objects: Sequence[Any]) -> bool:
@@ -43,12 +44,13 @@ def is_end_state(objects: Sequence[Any]) -> bool:
 
 
 def settle(objects: Sequence[Any], timelines: Sequence[Timeline] = (), options: SimulationOptions | None = None,
-           at: timedelta | None = None) -> ClusterState:
+           at: timedelta | None = None, *, owned: bool = False) -> ClusterState:
     """The cluster at `at` after the start (default: the end) of the simulation `simulate` runs on these
     inputs; inputs that are already an end state, without timelines or `at`, are taken as they are."""
     options = options or SimulationOptions()
     if at is None and not timelines and is_end_state(objects):
-        return ClusterState.from_objects(objects, features=options.features, now=options.start)
+        return ClusterState.from_objects(objects if owned else clone_objects(objects), features=options.features,
+                                         now=options.start)
     if at is not None:
         options = dataclasses.replace(options, horizon=at)
-    return simulate(objects, timelines, options).state
+    return simulate(objects, timelines, options, owned=owned).state

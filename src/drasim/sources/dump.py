@@ -179,7 +179,8 @@ def admit_snapshot(snapshot: ClusterSnapshot, profile: ReleaseProfile) -> None:
                               for src, ref, version, kind in snapshot.unserved]
     items = [Submitted(o, src, v) for o, src, v in
              zip(snapshot.objects, snapshot.sources, snapshot.api_versions, strict=True)]
-    admission = admit(items, profile, unserved=unserved, check_versions=check_versions)
+    # The snapshot's objects are handed over (it takes the admitted ones in their place).
+    admission = admit(items, profile, unserved=unserved, check_versions=check_versions, owned=True)
     snapshot.objects = list(admission.objects)
     snapshot.sources = list(admission.sources)
     snapshot.api_versions = []  # no longer parallel: admission replaced duplicates

@@ -259,8 +259,9 @@ def _locate_duplicate(text: str, source: str) -> InputError:
             counted = m.start()
             if key in stack[-1]:
                 column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-                return InputError(f"invalid JSON (line {line}, column {column}): key \"{key}\" already set in "
-                                  f"object (line {stack[-1][key]})", source=source)
+                quoted = json_module.dumps(key, ensure_ascii=False)
+                return InputError(f"invalid JSON (line {line}, column {column}): key {quoted} already set in object "
+                                  f"(line {stack[-1][key]})", source=source)
             stack[-1][key] = line
     return InputError("invalid JSON: a key is set twice in one object", source=source)
 

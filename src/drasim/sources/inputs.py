@@ -73,9 +73,10 @@ def _line(source: str, f: Finding) -> str:
 
 def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions: bool = True,
                  live: Sequence[Any] = ()) -> Admission:
-    """Admit the objects of a live cluster (`live`, as its server served them), then what `load_paths` read."""
+    """Admit the objects of a live cluster (`live`, as its server served them), then what `load_paths` read
+    (handed over: admission defaults those objects in place)."""
     items = [Submitted(o, s, v) for o, s, v in zip(loaded.objects, loaded.sources, loaded.api_versions, strict=True)]
-    return admit([*live, *items], profile, unserved=loaded.unserved, check_versions=check_versions)
+    return admit([*live, *items], profile, unserved=loaded.unserved, check_versions=check_versions, owned=True)
 
 
 def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any] | None = None,
@@ -184,7 +185,7 @@ def _admit_timelines(timelines: list[Timeline], admission: Admission, profile: R
                 source = f"{timeline.source}: {timeline.ref} {ev.path}"
                 items = [Submitted(ns, "", "") for ns in namespaces]
                 items += [Submitted(o, source) for o in ev.action.objects]
-                result = admit(items, profile)
+                result = admit(items, profile, owned=True)  # fresh from the timeline's file
                 admission.findings += [(s, f) for s, f in result.findings if s == source]
                 admission.rejected += [(s, ref) for s, ref in result.rejected if s == source]
                 kept = tuple(o for o, s in zip(result.objects, result.sources, strict=True) if s == source)

@@ -71,7 +71,7 @@ def run_point(data: dict[str, Any]) -> dict[str, Any]:
         random.Random(data["seed"]).shuffle(workload_objects)
     options = SimulationOptions.for_profile(profile_for(data["version"]), seed=data["seed"],
                                             horizon=parse_duration(data["horizon"]))
-    result = simulate([*objects, *workload_objects], timelines, options)
+    result = simulate([*objects, *workload_objects], timelines, options, owned=True)
     lines = pod_lines(result)
     idle, total = idle_units(result.state)
     figures: dict[str, Any] = {
