@@ -15,7 +15,7 @@ from drasim.cli.kube import cluster_options
 from drasim.cli.options import ReleaseProfile, demo_profile, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.reports import envelope, from_doctor
-from drasim.cli.textout import colour_allowed
+from drasim.cli.textout import rich_console
 from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose, parse_minor
 
 __all__ = ["cluster_options", "doctor", "make_console", "render_table"]
@@ -29,9 +29,7 @@ _SHOWN_IN_TABLES = frozenset({"feature-gates", "drivers", "device-classes", "dev
 
 def make_console() -> Console:
     """A console on stdout: colour only on a terminal (and never with NO_COLOR); no wrapping when piped."""
-    tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 100_000,
-                   force_terminal=None if tty else False, no_color=not colour_allowed(sys.stdout))
+    return rich_console(sys.stdout)
 
 
 @click.command("doctor")

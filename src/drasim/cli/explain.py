@@ -24,7 +24,7 @@ from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, pa
 from drasim.cli.options import profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.reports import diagnostics_data, from_explanation
-from drasim.cli.textout import colour_allowed
+from drasim.cli.textout import rich_console
 from drasim.cluster import ClusterState, Key
 from drasim.diagnostics import API_VERSION
 from drasim.errors import InputError
@@ -111,10 +111,7 @@ def _scenario_state(sc: Scenario, step: int, profile: ReleaseProfile | None
 
 
 def _console() -> Console:
-    # Colour only on a terminal and never with NO_COLOR; a fixed width keeps pipes readable.
-    tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 100_000,
-                   force_terminal=tty, no_color=not colour_allowed(sys.stdout))
+    return rich_console(sys.stdout)
 
 
 @click.command("explain")

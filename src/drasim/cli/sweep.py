@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from drasim.cli.output import emit, output_option
-from drasim.cli.textout import colour_allowed
+from drasim.cli.textout import rich_console
 from drasim.errors import InputError
 from drasim.sweep import SweepResult, chart_svg, load_sweep, run_dask, run_local
 
@@ -89,9 +89,7 @@ def sweep(spec_path: str, output: str, csv_path: str | None, chart_path: str | N
 
 
 def _table(result: SweepResult) -> None:
-    tty = sys.stdout.isatty()
-    console = Console(file=sys.stdout, highlight=False, soft_wrap=not tty, width=None if tty else 100_000,
-                      no_color=not colour_allowed(sys.stdout))
+    console = rich_console(sys.stdout)
     table = Table(box=None, pad_edge=False, show_edge=False)
     for col in result.columns():
         table.add_column(col.upper() if ":" not in col else col, justify="left" if col in result.axes else "right")

@@ -2,13 +2,47 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import IO, TextIO, cast
 
 from rich.console import Console
 from rich.table import Table
+
+
+class _Trimmed(io.TextIOBase):
+    """A pipe receiving rich's output without the blanks rich pads table cells and titles with."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        *lines, self.pending = (self.pending + text).split("\n")
+        if lines:
+            self.out.write("".join(line.rstrip() + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(self.pending.rstrip())
+            self.pending = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def rich_console(file: TextIO | None = None) -> Console:
+    """A rich console: on a terminal fitted to the window, coloured unless NO_COLOR; on a pipe never wrapped,
+    never coloured, no trailing blanks."""
+    out = file if file is not None else sys.stdout
+    if out.isatty():
+        return Console(file=out, highlight=False, no_color=not colour_allowed(out))
+    return Console(file=cast(IO[str], _Trimmed(out)), highlight=False, soft_wrap=True, width=100_000,
+                   force_terminal=False, no_color=True)
 
 
 def colour_allowed(file: TextIO) -> bool:
