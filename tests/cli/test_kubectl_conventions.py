@@ -193,3 +193,22 @@ def test_report_and_fleet_files_follow_the_umask(tmp_path: Path) -> None:
     assert (tmp_path / "r.html").stat().st_mode & 0o777 == 0o640
     modes = {p.name: p.stat().st_mode & 0o777 for p in (tmp_path / "fleet").iterdir()}
     assert modes and set(modes.values()) == {0o640}
+
+
+def test_namespace_reaches_the_objects_a_timeline_applies(tmp_path: Path) -> None:
+    (tmp_path / "timeline.yaml").write_text("""apiVersion: drasim.dev/v1alpha1
+kind: Timeline
+metadata: {name: later}
+spec:
+  events:
+  - at: 1m
+    action: apply
+    object:
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: late}
+      spec: {containers: [{name: c, image: x}]}
+""")
+    _, out = invoke("simulate", "-f", str(tmp_path / "timeline.yaml"), "-n", "ml", "-o",
+                    'jsonpath={.items[?(@.kind=="Pod")].metadata.namespace}')
+    assert out == "ml"

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 from apiserver import FakeApiServer
 from test_doctor import run
 
@@ -126,3 +127,13 @@ def test_dump_dash_o_is_deprecated_for_output_dir(apiserver: Start, write_kubeco
     code, _, err = run(monkeypatch, capsys, "dump", "--kubeconfig", config, "-o", str(tmp_path / "d"))
     assert code == 0 and "-o DIR is deprecated: use --output-dir DIR" in err
     assert (tmp_path / "d" / "resourceslices.yaml").exists()
+
+
+def test_capacity_of_the_live_cluster(apiserver: Start, write_kubeconfig: Write, extra: str,
+                                      monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    server = apiserver("k136")
+    code, out, err = run(monkeypatch, capsys, "capacity", "--kubeconfig", write_kubeconfig(server.url), "-n", "ml",
+                         "--workload", extra, "-o", "yaml")
+    assert code == 0, err
+    assert isinstance(yaml.safe_load(out)["replicas"], int)
+    assert server.methods == {"GET"}

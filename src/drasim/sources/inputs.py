@@ -101,6 +101,11 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
         loaded.warnings[:0] = cluster.warnings
     admission = admit_loaded(loaded, profile, check_versions=check_versions, live=live)
     found = _timelines(paths, stdin_bytes) if timelines else []
+    if found and namespace is not None:
+        for timeline in found:  # a Timeline's objects are applied with the same -n
+            for ev in timeline.events:
+                if isinstance(ev.action, Apply):
+                    set_namespace(ev.action.objects, [timeline.source] * len(ev.action.objects), namespace)
     if found:
         found = _admit_timelines(found, admission, profile)
     files = sorted(set(loaded.sources))
