@@ -1,7 +1,8 @@
 """Hostile sizes (issue 11), whole process: a dump of 100,000 bound pods through validate, lint, simulate, doctor
 and taint dry-run, and `drasim fleet --nodes h100:N`. CPU seconds and peak RSS per process.
 
-Slow (minutes): `python bench/run.py` runs a small size; `--hostile-scale` (or running this file) the full one.
+Slow (about 10 minutes of CPU): `python bench/run.py --hostile-scale` or `python bench/bench_hostile_scale.py`
+(`--small` for 10,000 pods and 5,000 nodes); a plain `python bench/run.py` skips it.
 """
 
 from __future__ import annotations

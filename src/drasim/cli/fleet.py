@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -92,6 +93,19 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
     specs = [parse_node_spec(s, gpus_per_node=gpus_per_node, device_plugin=device_plugin) for s in node_specs]
     if sum(spec.count for spec in specs) > MAX_FLEET_NODES:
         _too_many(" ".join(node_specs))
+    # One node of each group first: a bad model, mode or count is named with its --nodes value, and admission
+    # checks these samples (every node of a group has the same shape) instead of 100,000 copies.
+    samples: list[KubeObject] = []
+    for text, spec in zip(node_specs, specs, strict=True):
+        try:
+            if spec.count < 1:
+                raise InputError(f"node count must be at least 1 (got {spec.count})")
+            samples += generate_fleet([replace(spec, count=1)], driver_version=driver_version,
+                                      cuda_driver_version=cuda_driver_version, seed=seed, catalog=catalog).objects
+        except InputError as err:
+            if "driver version" in err.message:  # about --driver-version or --cuda-driver-version, not the group
+                raise
+            raise InputError(f"--nodes {text!r}: {err.message}") from None
     result = generate_fleet(specs, driver_version=driver_version, cuda_driver_version=cuda_driver_version,
                             seed=seed, catalog=catalog)
     header = header_lines(result, specs, driver_version=driver_version, seed=seed,
@@ -109,14 +123,14 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
     elif output.startswith("jsonpath="):
         emit({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in result.objects]}, output)
     else:
-        click.echo(_yaml(result.objects, header), nl=False)
+        _echo_yaml(result.objects, header)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    # What the target release would do with the output (fields of disabled gates dropped, ...).
-    # The objects are written out already: admission may default them in place.
-    admission = admit([Submitted(o, "fleet") for o in result.objects], profile, owned=True)
-    for _, f in admission.findings:
-        click.echo(f"warning: {f.obj}: {f}", err=True)
+    # What the target release would do with the output (fields of disabled gates dropped, ...), on the samples.
+    unique = {(o.KIND, o.metadata.name): o for o in samples}  # each sample repeats the classes
+    admission = admit([Submitted(o, "fleet") for o in unique.values()], profile, owned=True)
+    for line in dict.fromkeys(f"warning: {f.obj}: {f}" for _, f in admission.findings):
+        click.echo(line, err=True)
     if result.unverified:
         models = sorted({line.split(":", 1)[0].split(" ", 1)[0] for line in result.unverified})
         text = (f"warning: the output uses unverified or estimated catalog values for {', '.join(models)}")
@@ -167,6 +181,13 @@ def header_lines(result: FleetResult, specs: Sequence[NodeSpec], *, driver_versi
 def _spec_text(spec: NodeSpec) -> str:
     text = f"{spec.model}:{spec.mode}:{spec.count}"
     return f"{spec.name_prefix}={text}" if spec.name_prefix else text
+
+
+def _echo_yaml(objects: Sequence[KubeObject], header: list[str], chunk: int = 1000) -> None:
+    """`_yaml` written a chunk of objects at a time: 100,000 nodes never exist as one string (~600 MB)."""
+    click.echo("".join(f"# {line}".rstrip() + "\n" for line in header), nl=False)
+    for start in range(0, len(objects), chunk):
+        click.echo(("---\n" if start else "") + to_yaml(objects[start:start + chunk]), nl=False)
 
 
 def _yaml(objects: Sequence[KubeObject], header: list[str]) -> str:

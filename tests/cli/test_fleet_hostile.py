@@ -1,0 +1,43 @@
+"""`drasim fleet` at hostile sizes and values (issue 11): a bad group is named with its --nodes value, admission
+checks one node per group (not 100,000 copies), and YAML is written a chunk at a time, byte for byte as before."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from drasim.cli import fleet as fleet_cli
+from drasim.cli.main import cli
+from drasim.errors import InputError
+from drasim.fleet.generate import generate_fleet, parse_node_spec
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("w:7j", "unknown GPU model 'w'"),
+    ("t4:mig-dynamic:1", "has no MIG"),
+    ("l40s:0", "node count must be at least 1"),
+])
+def test_a_bad_group_names_its_value(value: str, message: str) -> None:
+    result = CliRunner().invoke(cli, ["fleet", "--nodes", "h100:1", "--nodes", value])
+    assert isinstance(result.exception, InputError) and result.exception.exit_code == 2
+    assert str(result.exception).startswith(f"--nodes '{value}': ") and message in str(result.exception)
+
+
+def test_admission_warnings_come_once_per_group_shape() -> None:
+    def warnings(count: int) -> list[str]:
+        result = CliRunner().invoke(cli, ["fleet", "--nodes", f"a100-40gb:mig-dynamic:{count}", "--nodes",
+                                          f"h100:{count}", "--kubernetes-version", "1.34"])
+        assert result.exit_code == 0
+        return [line for line in result.stderr.splitlines() if "Forbidden" in line]
+
+    one = warnings(1)
+    assert one and warnings(3) == one and len(set(one)) == len(one)
+
+
+def test_yaml_in_chunks_is_the_same_text(capsys: pytest.CaptureFixture[str]) -> None:
+    specs = [parse_node_spec("h100:3", gpus_per_node=2, device_plugin=False)]
+    objects = generate_fleet(specs).objects
+    fleet_cli._echo_yaml(objects, ["header"], chunk=2)
+    assert capsys.readouterr().out == fleet_cli._yaml(objects, ["header"])
+    assert isinstance(fleet_cli.fleet, click.Command)
