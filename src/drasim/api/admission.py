@@ -16,6 +16,7 @@ from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
 from drasim.api.profile import GROUP, ReleaseProfile
 from drasim.api.validate import CelChecker, Finding, check_admin_access, store_object
+from drasim.errors import InputError
 
 __all__ = ["Admission", "Submitted", "admit", "object_key"]
 
@@ -108,15 +109,20 @@ def _default(obj: Any) -> None:
 
 def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
           unserved: Sequence[tuple[str, str, str, str]] = (), cel_checker: CelChecker | None = None,
-          check_versions: bool = True, owned: bool = False) -> Admission:
+          check_versions: bool = True, owned: bool = False, unreadable: Sequence[InputError] = ()) -> Admission:
     """Admit `items` in order, as `kubectl apply -f` of the same inputs against a default API server of
     `profile` (with its feature gates). `unserved` lists documents the decoder could not read at all:
     (source, object ref, apiVersion, kind); they are rejected as the release would. Without
     `check_versions` every version drasim reads is taken as served (lint before 1.34, which has no v1).
     Defaulting works on copies (the objects given are never changed) unless `owned`: a caller that decoded
-    them for this admission alone hands them over, saving the copy."""
+    them for this admission alone hands them over, saving the copy.
+    `unreadable` lists documents that did not decode (unknown fields, wrong types): the API server refuses
+    them too (strict decoding), so they are listed with the rejections."""
     out = Admission()
     features = profile.validation_features()
+    for err in unreadable:
+        out.findings.append((err.source or "", Finding(err.obj or "", err.path or "", "Message", err.message)))
+        out.rejected.append((err.source or "", err.obj or ""))
     for source, ref, api_version, kind in unserved:
         finding = Finding(ref, "apiVersion", "Message", _no_matches(kind, api_version, profile))
         out.findings.append((source, finding))

@@ -40,12 +40,18 @@ class DecodeResult:
     # resource.k8s.io documents drasim cannot read (v1alpha2, classic-DRA kinds): (object ref, apiVersion,
     # kind). Admission rejects them as the API server of the release would.
     unserved: list[tuple[str, str, str]] = field(default_factory=list)
+    # With `keep_going`, documents (and List items) that do not decode are recorded here, each naming its
+    # file, document and field path, and the next one is read, as `kubectl apply` goes on past a bad object.
+    # Without it the first one is raised.
+    errors: list[InputError] = field(default_factory=list)
+    keep_going: bool = False
 
     def extend(self, other: DecodeResult) -> None:
         self.objects.extend(other.objects)
         self.warnings.extend(other.warnings)
         self.api_versions.extend(other.api_versions)
         self.unserved.extend(other.unserved)
+        self.errors.extend(other.errors)
 
     def append(self, obj: KubeObject, api_version: str) -> None:
         self.objects.append(obj)
@@ -113,15 +119,18 @@ def decode_object(data: dict[str, Any], *, source: str, warnings: list[str] | No
     return obj
 
 
-def decode_documents(docs: Iterable[Any], *, source: str, label: str | None = None) -> DecodeResult:
+def decode_documents(docs: Iterable[Any], *, source: str, label: str | None = None,
+                     keep_going: bool = False) -> DecodeResult:
     """Decode loaded documents in order: null documents are skipped, Lists and arrays are expanded.
 
     `kind: List` and the typed lists `kubectl get -o yaml/json` prints (`ResourceSliceList`...) are both
     read; items of a typed list that lack `apiVersion`/`kind` (raw API responses) inherit them from the list.
     Errors name a document without a name of its own by its position (`document 3`), list items by index;
     with `label` (e.g. `objects`) every document is named by its index in that list (`objects[2]`).
+    With `keep_going`, a document that does not decode is recorded in `errors` (named by its position in a
+    stream of several) and the next one read.
     """
-    result = DecodeResult()
+    result = DecodeResult(keep_going=keep_going)
     docs = docs if isinstance(docs, list) else list(docs)
     with gc_paused():
         _decode_all(result, docs, source=source, label=label)
@@ -137,11 +146,27 @@ def _decode_all(result: DecodeResult, docs: list[Any], *, source: str, label: st
             where: str | None = f"{label}[{i}]"
         else:
             where = f"document {i + 1}" if len(docs) > 1 and not named else None
+        failed = len(result.errors)
         _decode_into(result, doc, source=source, where=where)
+        if len(docs) > 1 and label is None:
+            for err in result.errors[failed:]:  # name the document of a stream even when the object has a name
+                if not (err.obj or "").startswith("document "):
+                    err.obj = _join(f"document {i + 1}", err.obj or "")
 
 
 def _decode_into(result: DecodeResult, doc: Any, *, source: str, where: str | None) -> None:
-    """Decode `doc` (an object, a List or an array of objects) into `result`; `where` prefixes error refs."""
+    """Decode `doc` (an object, a List or an array of objects) into `result`; `where` prefixes error refs.
+    With `result.keep_going` an object that does not decode is recorded and the next one read."""
+    if not result.keep_going:
+        _decode_doc(result, doc, source=source, where=where)
+        return
+    try:
+        _decode_doc(result, doc, source=source, where=where)
+    except InputError as err:
+        result.errors.append(err)
+
+
+def _decode_doc(result: DecodeResult, doc: Any, *, source: str, where: str | None) -> None:
     if isinstance(doc, list):
         for j, item in enumerate(doc):
             _decode_into(result, item, source=source, where=_join(where, f"[{j}]"))
@@ -183,14 +208,15 @@ _raw_array_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _typed_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
 
-def decode_json_bytes(data: bytes, *, source: str) -> DecodeResult:
+def decode_json_bytes(data: bytes, *, source: str, keep_going: bool = False) -> DecodeResult:
     """Decode a JSON document (an object, a List or an array of objects) straight into typed objects.
 
     v1 and v1beta2 objects are decoded by typed msgspec decoders without building dicts (10,000 slices in
     well under a second); other versions and anything a typed decoder rejects go through `decode_object`,
-    which gives the same result or the same precise error.
+    which gives the same result or the same precise error. With `keep_going`, objects that do not decode are
+    recorded in `errors` (the JSON must still parse).
     """
-    result = DecodeResult()
+    result = DecodeResult(keep_going=keep_going)
     stripped = data.lstrip()
     if not stripped:
         return result

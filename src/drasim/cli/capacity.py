@@ -52,3 +52,4 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
         emit(result.to_dict(), output)
     else:
         click.echo(result.summary(max_replicas))
+    inputs.raise_unreadable()

@@ -32,6 +32,7 @@ from drasim.explain import Explanation, explain_claim, explain_claims, explain_p
 from drasim.explain.diagnose import ClaimExplanation, PodExplanation
 from drasim.explain.render import render_text, to_dict
 from drasim.sim.timeline import parse_duration
+from drasim.sources.inputs import Inputs
 from drasim.sources.scenario import Scenario, load_scenario
 
 __all__ = ["explain"]
@@ -174,6 +175,7 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
     nodes: list[str] | None = list(node_names) or None
     found: list[Explanation]
     listing = len(targets) > 1 or any(t.name is None for t in targets)
+    inputs: Inputs | None = None
     if scenario_path is not None:
         sc = load_scenario(scenario_path)
         for warning in sc.warnings:
@@ -216,6 +218,8 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             if i:
                 console.print()
             render_text(ex, console, wide=output == "wide")
+    if inputs is not None:
+        inputs.raise_unreadable()
 
 
 def _report(ex: Explanation) -> dict[str, Any]:

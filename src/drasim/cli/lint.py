@@ -65,6 +65,7 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
                       featureGates=enabled_gates(profile), files=inputs.files, objects=n_objects), output)
     else:
         _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
+    inputs.raise_unreadable()  # exit 2 after the report: bad input, as kubectl apply goes on past it
     if errors:
         # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False.
         sys.exit(1)

@@ -41,6 +41,7 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
     """Admitted objects, timelines (their objects admitted too) and warnings (rejections included).
     Default profile: the demo's (1.36 with DeviceTaintRules served). `namespace`: kubectl's -n."""
     inputs = read_inputs(paths, profile or demo_profile(profile_for()), timelines=True, namespace=namespace)
+    inputs.raise_unreadable()
     return inputs.objects, inputs.timelines, inputs.warning_lines() + inputs.rejection_lines()
 
 
@@ -81,7 +82,10 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     result = run_simulation(inputs.objects, inputs.timelines, options, owned=True)
     _freeze_heap()
     result.rejected = inputs.admission.errors()
-    if report_path is not None:
+    if report_path is not None and inputs.unreadable:
+        # Nothing partial is written: the report would show a cluster without the unreadable documents.
+        click.echo(f"warning: {report_path} not written: some documents could not be read", err=True)
+    elif report_path is not None:
         from drasim.report import write_report
         where = ", ".join([*([kube.context or "the current context"] if kube.live else []), *paths])
         write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "
@@ -118,6 +122,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                        f"{profile.describe()} would refuse them, so they are not simulated):")
             for line in rejected:
                 click.echo(f"  {line}")
+    inputs.raise_unreadable()
     if strict and rejected:
         sys.exit(1)
     if fail_on_pending and any(line.status == "Pending" for line in lines):

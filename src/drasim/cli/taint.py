@@ -89,15 +89,15 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
 
     if output == "name":
         emit_names(dict.fromkeys(object_name("Pod", p.name) for p in impact if p.delay is not None))
-        return
-    if output != "table":
+    elif output != "table":
         report = _json_report(rule, condition.message or "", condition.reason or "", published, allocated,
                               impact, stubs, notes, warnings, no_execute)
         emit(report, output)
-        return
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
-    _print_table(rule, condition.message or "", published, allocated, impact, stubs, notes, no_execute)
+    else:
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
+        _print_table(rule, condition.message or "", published, allocated, impact, stubs, notes, no_execute)
+    inputs.raise_unreadable()
 
 
 def _read_rule(path: str) -> DeviceTaintRule:

@@ -102,6 +102,7 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
             click.echo(f"warning: {warning}", err=True)
         _print_table(inputs.files, kinds, drivers, findings, sources, version, errors, warnings,
                      len(admission.rejected))
+    inputs.raise_unreadable()  # exit 2 after the report: bad input, as kubectl apply goes on past it
     if errors:
         # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False, where an
         # Exit's code is returned rather than used.

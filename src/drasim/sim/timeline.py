@@ -149,10 +149,16 @@ def _resolve(at: timedelta | datetime, start: datetime) -> datetime:
 
 @dataclass(frozen=True)
 class Apply:
-    """Create or replace objects. `objects` is empty until `resolve_files` has read `file`."""
+    """Create or replace objects. `objects` is empty until `resolve_files` has read `file`.
+
+    Until admission has run on them (`sources.inputs`), `api_versions` holds the apiVersion each object was
+    written in (parallel to `objects`) and `unserved` the documents the decoder could not read at all
+    (object ref, apiVersion, kind), which admission rejects as the API server of the release would."""
 
     objects: tuple[KubeObject, ...] = ()
     file: str | None = None
+    api_versions: tuple[str, ...] = ()
+    unserved: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,7 +307,15 @@ def _parse_event(raw: Any, path: str, source: str, obj: str, fail: Callable[...,
                 if not isinstance(raw["objects"], list):
                     raise fail("expected a list of objects", f"{path}.objects")
                 items = [(f"{path}.objects[{j}]", o) for j, o in enumerate(raw["objects"])]
-            action = Apply(objects=tuple(_decode(o, p, source, obj, fail) for p, o in items))
+            objects: list[KubeObject] = []
+            versions: list[str] = []
+            unserved: list[tuple[str, str, str]] = []
+            for p, o in items:
+                decoded = _decode(o, p, source, obj, fail, unserved)
+                if decoded is not None:
+                    objects.append(decoded)
+                    versions.append(o["apiVersion"])
+            action = Apply(objects=tuple(objects), api_versions=tuple(versions), unserved=tuple(unserved))
     elif action_name == "delete":
         _only(raw, {"at", "action", "kind", "name", "namespace"}, f"{path}.", fail)
         kind = raw.get("kind")
@@ -369,27 +383,36 @@ def _parse_condition(raw: dict[str, Any], path: str, fail: Callable[..., InputEr
                               namespace=texts["namespace"] or "default")
 
 
-def _decode(data: Any, path: str, source: str, obj: str, fail: Callable[..., InputError]) -> KubeObject:
+def _decode(data: Any, path: str, source: str, obj: str, fail: Callable[..., InputError],
+            unserved: list[tuple[str, str, str]]) -> KubeObject | None:
+    """One object an apply action names; None for a version no release drasim simulates serves (added to
+    `unserved`, for admission to reject)."""
     if is_timeline(data):
         raise fail("a timeline cannot apply another timeline", path)
     warnings: list[str] = []
-    decoded = decode_object(data, source=source, warnings=warnings, where=f"{obj} {path}")
+    before = len(unserved)
+    decoded = decode_object(data, source=source, warnings=warnings, where=f"{obj} {path}", unserved=unserved)
+    if decoded is None and len(unserved) > before:
+        return None
     if decoded is None:
         why = warnings[0].rpartition("skipped: ")[2] if warnings else "not a Kubernetes object"
         raise fail(f"cannot apply: {why}", path)
     return decoded
 
 
-def resolve_files(timeline: Timeline, load: Callable[[str], Sequence[KubeObject]]) -> Timeline:
-    """A copy whose `file:` applies carry the objects `load(path)` returns; `path` is joined to the
-    directory of the timeline's own file (the edge that owns file access passes e.g.
-    `lambda p: load_paths([p]).objects`)."""
+def resolve_files(timeline: Timeline, load: Callable[[str], Sequence[KubeObject] | Apply]) -> Timeline:
+    """A copy whose `file:` applies carry the objects `load(path)` returns (a sequence, or an `Apply` with
+    their apiVersions); `path` is joined to the directory of the timeline's own file (the edge that owns file
+    access passes e.g. `lambda p: load_paths([p]).objects`)."""
     base = os.path.dirname(timeline.source) if timeline.source not in ("", "-") else ""
     events = []
     for ev in timeline.events:
         if isinstance(ev.action, Apply) and ev.action.file is not None and not ev.action.objects:
             path = os.path.join(base, ev.action.file)
-            ev = replace(ev, action=Apply(objects=tuple(load(path)), file=ev.action.file))
+            loaded = load(path)
+            action = replace(loaded, file=ev.action.file) if isinstance(loaded, Apply) else \
+                Apply(objects=tuple(loaded), file=ev.action.file)
+            ev = replace(ev, action=action)
         events.append(ev)
     return Timeline(name=timeline.name, source=timeline.source, events=events)
 

@@ -134,13 +134,18 @@ def read_dump(directory: str) -> ClusterSnapshot:
             warnings.append(f"{path}: skipped: not a .yaml/.yml/.json file")
             continue
         data = read_input(path)  # unreadable is an error, not a skip: the dump would be silently partial
+        is_own = os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory) and os.path.basename(path) in own
         try:
-            result = load_bytes(data, source=path, json=path.lower().endswith(".json") or None, budget=budget)
+            # A document that does not decode is skipped alone (as kubectl apply goes on), except in the dump's
+            # own files, which drasim wrote: one failing there means the dump is damaged.
+            result = load_bytes(data, source=path, json=path.lower().endswith(".json") or None, budget=budget,
+                                keep_going=not is_own)
         except InputError as exc:
-            if os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory) and os.path.basename(path) in own:
+            if is_own:
                 raise
             warnings.append(f"{path}: skipped: not Kubernetes objects drasim reads ({exc})")
             continue
+        warnings += [f"{path}: skipped: not Kubernetes objects drasim reads ({err})" for err in result.errors]
         objects.extend(result.objects)
         sources.extend([path] * len(result.objects))
         api_versions.extend(result.api_versions)

@@ -41,6 +41,8 @@ class LoadResult:
     sources: list[str] = field(default_factory=list)  # parallel to `objects`
     api_versions: list[str] = field(default_factory=list)  # parallel to `objects`: as written, before conversion
     unserved: list[tuple[str, str, str, str]] = field(default_factory=list)  # (source, ref, apiVersion, kind)
+    # Documents that could not be read (`keep_going`): each names its file, document and field path.
+    errors: list[InputError] = field(default_factory=list)
 
     def add(self, result: DecodeResult, source: str) -> None:
         self.objects.extend(result.objects)
@@ -48,6 +50,7 @@ class LoadResult:
         self.warnings.extend(result.warnings)
         self.api_versions.extend(result.api_versions)
         self.unserved.extend((source, *u) for u in result.unserved)
+        self.errors.extend(result.errors)
 
 
 @dataclass
@@ -65,32 +68,37 @@ class AliasBudget:
                              f"(reached in document {document}; a \"billion laughs\" document?)", source=source)
 
 
-def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None) -> LoadResult:
+def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None, keep_going: bool = False) -> LoadResult:
     """Read every object from `paths`: files, directories (recursive, `.yaml/.yml/.json` only, sorted by
     path; other files are skipped silently, as `kubectl apply -f DIR` does; entries that are not regular
     files, such as FIFOs, devices or dangling links, are skipped with a warning) and `-` for `stdin`
-    (default: the process's standard input). Raises `InputError` naming the file, object and field."""
+    (default: the process's standard input). Raises `InputError` naming the file, object and field; with
+    `keep_going`, documents that do not decode are recorded in `errors` instead and the rest read, as
+    `kubectl apply -f` goes on (a file that is not YAML at all stops at that point; unreadable files and
+    the input guards still raise)."""
     out = LoadResult()
     budget = AliasBudget()
     for path in paths:
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            out.add(load_bytes(read_stream(stream, source="-"), source="-", budget=budget), "-")
+            out.add(load_bytes(read_stream(stream, source="-"), source="-", budget=budget, keep_going=keep_going),
+                    "-")
         elif os.path.isdir(path):
             found, skipped = input_files(path)
             out.warnings.extend(skipped)
             if not found and not skipped:
                 out.warnings.append(f"{path}: no {'/'.join(EXTENSIONS)} files in this directory")
             for file in found:
-                out.add(load_file(file, budget=budget), file)
+                out.add(load_file(file, budget=budget, keep_going=keep_going), file)
         else:
-            out.add(load_file(path, budget=budget), path)
+            out.add(load_file(path, budget=budget, keep_going=keep_going), path)
     return out
 
 
-def load_file(path: str, *, budget: AliasBudget | None = None) -> DecodeResult:
+def load_file(path: str, *, budget: AliasBudget | None = None, keep_going: bool = False) -> DecodeResult:
     """Read one file: JSON if it is named `.json`, else YAML (which also reads JSON)."""
-    return load_bytes(read_input(path), source=path, json=path.lower().endswith(".json") or None, budget=budget)
+    return load_bytes(read_input(path), source=path, json=path.lower().endswith(".json") or None, budget=budget,
+                      keep_going=keep_going)
 
 
 def read_input(path: str) -> bytes:
@@ -181,23 +189,28 @@ def decode_text(data: bytes, *, source: str) -> str:
 
 
 def load_bytes(data: bytes, *, source: str, json: bool | None = None,
-               budget: AliasBudget | None = None) -> DecodeResult:
+               budget: AliasBudget | None = None, keep_going: bool = False) -> DecodeResult:
     """Decode file contents. `json=None` sniffs: content starting with `{` or `[` is tried as JSON first
-    (falling back to YAML, whose flow style also starts that way); `json=True` accepts only JSON."""
+    (falling back to YAML, whose flow style also starts that way); `json=True` accepts only JSON.
+    With `keep_going`, objects that do not decode are recorded in `errors` and the next one read; a YAML
+    syntax error keeps the documents before it and ends the file there (as kubectl's stream reader)."""
     if len(data) > MAX_FILE_BYTES:
         raise _too_big(source)
     if json is None:
         head = data.lstrip()[:1]
         if head in (b"{", b"["):
             try:
-                return _guard_depth(lambda: _decode_json(data, source), source)
+                return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
             except InputError as exc:
                 if not exc.message.startswith("invalid JSON:"):  # a syntax error: YAML's flow style may read it
                     raise
     elif json:
-        return _guard_depth(lambda: _decode_json(data, source), source)
-    docs = parse_yaml(decode_text(data, source=source), source=source, budget=budget)
-    return _guard_depth(lambda: decode_documents(docs, source=source), source)
+        return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
+    syntax: list[InputError] | None = [] if keep_going else None
+    docs = parse_yaml(decode_text(data, source=source), source=source, budget=budget, syntax_errors=syntax)
+    result = _guard_depth(lambda: decode_documents(docs, source=source, keep_going=keep_going), source)
+    result.errors += syntax or []
+    return result
 
 
 def _guard_depth(fn: Any, source: str) -> DecodeResult:
@@ -210,8 +223,8 @@ def _guard_depth(fn: Any, source: str) -> DecodeResult:
 
 # --- JSON -----------------------------------------------------------------------------------------
 
-def _decode_json(data: bytes, source: str) -> DecodeResult:
-    result = decode_json_bytes(data, source=source)
+def _decode_json(data: bytes, source: str, keep_going: bool = False) -> DecodeResult:
+    result = decode_json_bytes(data, source=source, keep_going=keep_going)
     check_json_duplicates(data, source=source)
     return result
 
@@ -325,13 +338,16 @@ _ALIAS_RE = re.compile(r"(?:^|[\s,\[{:-])\*[^\s,\[\]{}]")
 # the text has that many flow brackets; only then are the parser's events counted (no document is built).
 
 
-def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None) -> list[Any]:
+def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
+               syntax_errors: list[InputError] | None = None) -> list[Any]:
     """All documents of a YAML stream (null documents included), with line/column on syntax errors.
 
     The input guards live here, for every path that reads YAML: `InputError` for documents nested deeper
     than `MAX_DEPTH`, aliases expanding beyond `MAX_ALIAS_EXPANSION` nodes in the whole input (`budget`,
     shared by the files of one input; a fresh one by default), and duplicate mapping keys; integers and
     floats beyond 64 bits become what Go's YAML makes of them (a float, else the string as written).
+    With `syntax_errors`, a syntax error (or a key set twice) is appended there and the documents before it
+    returned (the guards still raise).
     """
     budget = budget if budget is not None else AliasBudget()
     _check_depth(text, source=source)
@@ -344,9 +360,20 @@ def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None) -> 
                 node = loader.get_node()
                 if check_aliases:
                     _check_alias_expansion(node, source=source, document=len(docs) + 1, budget=budget)
-                docs.append(_construct(loader, node, source))
+                try:
+                    docs.append(_construct(loader, node, source))
+                except InputError as exc:  # a key set twice: this document only
+                    if syntax_errors is None:
+                        raise
+                    exc.obj = exc.obj or f"document {len(docs) + 1}"
+                    syntax_errors.append(exc)
+                    docs.append(None)  # keeps the positions of the documents after it
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc, source, text) from None
+        if syntax_errors is None:
+            raise _yaml_error(exc, source, text) from None
+        err = _yaml_error(exc, source, text)
+        err.obj = f"document {len(docs) + 1}"  # the documents after it are not read (kubectl stops there too)
+        syntax_errors.append(err)
     except RecursionError:
         raise InputError(f"invalid YAML: document is nested too deeply (more than {MAX_DEPTH} levels)",
                          source=source) from None

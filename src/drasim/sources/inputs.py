@@ -14,7 +14,7 @@ from drasim.api.meta import object_ref
 from drasim.api.profile import ReleaseProfile
 from drasim.api.validate import Finding
 from drasim.errors import InputError
-from drasim.sim.timeline import Apply, Timeline, find_timelines, resolve_files
+from drasim.sim.timeline import Apply, Timeline, is_timeline, parse_timeline, resolve_files
 from drasim.sources.files import (
     LoadResult,
     decode_text,
@@ -41,6 +41,20 @@ class Inputs:
     load_warnings: list[str] = field(default_factory=list)
     timelines: list[Timeline] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    # Documents that could not be read (also among the admission's rejections): the command goes on without
+    # them, as `kubectl apply` does, and exits non-zero at the end (`raise_unreadable`).
+    unreadable: list[InputError] = field(default_factory=list)
+
+    def raise_unreadable(self) -> None:
+        """Raise an InputError (exit 2) when documents could not be read: commands call it at their end,
+        after reporting everything else (each document is listed with the rejections)."""
+        if not self.unreadable:
+            return
+        first = self.unreadable[0]
+        if len(self.unreadable) == 1:
+            raise InputError(first.message, source=first.source, obj=first.obj, path=first.path)
+        raise InputError(f"{len(self.unreadable)} documents could not be read and were left out (each is listed "
+                         f"with the rejections; the first: {first})")
 
     @property
     def objects(self) -> list[Any]:
@@ -60,7 +74,6 @@ class Inputs:
         """`FILE: KIND/NS/NAME: PATH: MESSAGE` for everything the API server would reject."""
         return [_line(source, f) for source, f in self.admission.errors()]
 
-
     def notes(self) -> list[str]:
         """Warnings and rejections, one line each, as commands that simulate first print them on stderr."""
         return [*(f"warning: {w}" for w in self.warning_lines()),
@@ -76,7 +89,8 @@ def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions:
     """Admit the objects of a live cluster (`live`, as its server served them), then what `load_paths` read
     (handed over: admission defaults those objects in place)."""
     items = [Submitted(o, s, v) for o, s, v in zip(loaded.objects, loaded.sources, loaded.api_versions, strict=True)]
-    return admit([*live, *items], profile, unserved=loaded.unserved, check_versions=check_versions, owned=True)
+    return admit([*live, *items], profile, unserved=loaded.unserved, check_versions=check_versions, owned=True,
+                 unreadable=loaded.errors)
 
 
 def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any] | None = None,
@@ -91,16 +105,16 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     stdin_bytes: bytes | None = None
     if "-" in paths:
         stdin_bytes = read_stream(stdin if stdin is not None else sys.stdin.buffer, source="-")
-    loaded = load_paths([p for p in paths if p != "-"])
+    loaded = load_paths([p for p in paths if p != "-"], keep_going=True)
     if stdin_bytes is not None:
-        loaded.add(load_bytes(stdin_bytes, source="-"), "-")
+        loaded.add(load_bytes(stdin_bytes, source="-", keep_going=True), "-")
     if namespace is not None:
         set_namespace(loaded.objects, loaded.sources, namespace)
     live = [Submitted(o, cluster.source, live=True) for o in cluster.objects] if cluster is not None else []
     if cluster is not None:
         loaded.warnings[:0] = cluster.warnings
+    found = _timelines(paths, stdin_bytes, loaded.errors) if timelines else []
     admission = admit_loaded(loaded, profile, check_versions=check_versions, live=live)
-    found = _timelines(paths, stdin_bytes) if timelines else []
     if found and namespace is not None:
         for timeline in found:  # a Timeline's objects are applied with the same -n
             for ev in timeline.events:
@@ -108,8 +122,8 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
                     set_namespace(ev.action.objects, [timeline.source] * len(ev.action.objects), namespace)
     if found:
         found = _admit_timelines(found, admission, profile)
-    files = sorted(set(loaded.sources))
-    return Inputs(admission, list(loaded.warnings), found, files)
+    files = sorted(set(loaded.sources) | {e.source for e in loaded.errors if e.source})
+    return Inputs(admission, list(loaded.warnings), found, files, list(loaded.errors))
 
 
 def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str) -> None:
@@ -136,19 +150,34 @@ def _files(paths: Sequence[str]) -> list[str]:
     return out
 
 
-def _timelines(paths: Sequence[str], stdin_bytes: bytes | None) -> list[Timeline]:
-    """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded."""
+def _timelines(paths: Sequence[str], stdin_bytes: bytes | None, errors: list[InputError]) -> list[Timeline]:
+    """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded. A
+    Timeline that cannot be read is added to `errors` (like any other document) and left out."""
     found: list[Timeline] = []
     sources = [(path, read_input(path)) for path in _files(paths)]
     if stdin_bytes is not None:
         sources.append(("-", stdin_bytes))
     for source, data in sources:
         text = decode_text(data, source=source)
-        if "Timeline" in text:
-            found += find_timelines(parse_yaml(text, source=source), source=source)
-    for timeline in found:
-        _check_timeline_files(timeline)
-    return [resolve_files(t, lambda p: load_paths([p]).objects) for t in found]
+        if "Timeline" not in text:
+            continue
+        # Syntax errors were recorded when the objects were read; the documents before one still count.
+        docs = [d for d in parse_yaml(text, source=source, syntax_errors=[]) if is_timeline(d)]
+        for i, doc in enumerate(docs):
+            try:
+                timeline = parse_timeline(doc, source=source, where=f"document {i + 1}" if len(docs) > 1 else None)
+                _check_timeline_files(timeline)
+                found.append(resolve_files(timeline, _load_apply))
+            except InputError as err:
+                errors.append(err)
+    return found
+
+
+def _load_apply(path: str) -> Apply:
+    """The objects of a Timeline's `file:` (with their apiVersions and unserved documents, for admission)."""
+    loaded = load_paths([path])
+    return Apply(objects=tuple(loaded.objects), api_versions=tuple(loaded.api_versions),
+                 unserved=tuple(u[1:] for u in loaded.unserved))
 
 
 def _check_timeline_files(timeline: Timeline) -> None:
@@ -178,7 +207,9 @@ def _inside(root: str, real: str) -> bool:
 
 
 def _admit_timelines(timelines: list[Timeline], admission: Admission, profile: ReleaseProfile) -> list[Timeline]:
-    """Each apply action's objects through admission (their namespaces looked up among the inputs too)."""
+    """Each apply action's objects through the admission every input gets (the apiVersion each was written
+    in, defaulting, validation with the profile's gates; namespaces looked up among the inputs too): what
+    the API server would reject is reported with the inputs' rejections and never applied."""
     from drasim.api.core import Namespace
 
     namespaces = [o for o in admission.objects if isinstance(o, Namespace)]
@@ -186,15 +217,20 @@ def _admit_timelines(timelines: list[Timeline], admission: Admission, profile: R
     for timeline in timelines:
         events = []
         for ev in timeline.events:
-            if isinstance(ev.action, Apply) and ev.action.objects:
+            if isinstance(ev.action, Apply) and (ev.action.objects or ev.action.unserved):
+                action = ev.action
                 source = f"{timeline.source}: {timeline.ref} {ev.path}"
                 items = [Submitted(ns, "", "") for ns in namespaces]
-                items += [Submitted(o, source) for o in ev.action.objects]
-                result = admit(items, profile, owned=True)  # fresh from the timeline's file
+                versions = action.api_versions or ("",) * len(action.objects)
+                items += [Submitted(o, source, v) for o, v in zip(action.objects, versions, strict=True)]
+                result = admit(items, profile, unserved=[(source, *u) for u in action.unserved],
+                               owned=True)  # fresh from the timeline's file
                 admission.findings += [(s, f) for s, f in result.findings if s == source]
                 admission.rejected += [(s, ref) for s, ref in result.rejected if s == source]
                 kept = tuple(o for o, s in zip(result.objects, result.sources, strict=True) if s == source)
-                ev = replace(ev, action=replace(ev.action, objects=kept))
+                # An action whose objects were all refused applies nothing (its file was read: no `file` left).
+                ev = replace(ev, action=replace(action, objects=kept, api_versions=(), unserved=(),
+                                                file=action.file if kept else None))
             events.append(ev)
         out.append(Timeline(name=timeline.name, source=timeline.source, events=events))
     return out
