@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["API_VERSION", "Diagnostic", "ObjectReference", "Severity", "parse_object_ref"]
+__all__ = ["API_VERSION", "Diagnostic", "ObjectReference", "Severity", "parse_object_ref", "split_position"]
 
 API_VERSION = "drasim.dev/v1alpha1"
 
@@ -38,6 +38,15 @@ class Diagnostic(msgspec.Struct, omit_defaults=True, frozen=True):
     field: str | None = None
     hint: str | None = None
     details: list[str] = []
+
+
+def split_position(text: str | None) -> tuple[str, str | None]:
+    """(`document 3`, `Pod/ml/p`) from `document 3 Pod/ml/p`: the position an input error names before the
+    object (`document N`, `items[N]`; kinds and names have no spaces); ("", text) without one."""
+    if not text or " " not in text:
+        return "", text
+    where, _, ref = text.rpartition(" ")
+    return (where, ref) if "/" in ref else (text, None)
 
 
 def parse_object_ref(text: str | None) -> ObjectReference | None:

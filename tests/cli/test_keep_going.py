@@ -71,8 +71,14 @@ def test_validate_reports_every_bad_document_and_validates_the_rest(joined: Path
     assert code == 2
     report: dict[str, Any] = json.loads(out)
     assert report["objects"] == {"Namespace": 1, "Pod": 1, "ResourceClaimTemplate": 1}
-    texts = [f"{f['object']}: {f['text']}" for f in report["findings"]]
-    assert texts == [BAD_POD, BAD_CLAIM]
+    found = [(f["file"], f["object"], f.get("field"), f["message"]) for f in report["diagnostics"]]
+    assert found == [
+        (str(joined), {"kind": "Pod", "namespace": "basic-resourceclaimtemplate", "name": "pod-no-schedule"}, None,
+         'missing "apiVersion" (document 3)'),
+        (str(joined), {"kind": "ResourceClaim", "name": "example-resource-claim"},
+         "spec.devices.requests[0].exactly.selectors[0].expression", 'unknown field "expression" (document 4)')]
+    code, out, _ = _run("validate", "-f", str(joined))
+    assert code == 2 and f"{joined}: {BAD_POD.split(':')[0]}" in out
 
 
 def test_simulate_places_the_good_pod_and_writes_no_report(joined: Path, cluster: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from drasim import __version__
-from drasim.diagnostics import API_VERSION, Diagnostic, ObjectReference, Severity, parse_object_ref
+from drasim.diagnostics import API_VERSION, Diagnostic, ObjectReference, Severity, parse_object_ref, split_position
 
 if TYPE_CHECKING:
     from drasim.api.profile import ReleaseProfile
@@ -42,15 +42,18 @@ def enabled_gates(profile: ReleaseProfile) -> list[str]:
 def from_validation(f: Finding, source: str | None) -> Diagnostic:
     """An API validation finding; its code is the API server's error type (`FieldValueInvalid`)."""
     code = "Message" if f.type == "Message" else f"FieldValue{f.type}"
-    return Diagnostic(severity=_severity(f.severity), code=code, message=f.body(), file=source,
-                      object=parse_object_ref(f.obj), field=f.path or None)
+    where, ref = split_position(f.obj)  # a document that did not decode: `document 3 Pod/ml/p`
+    return Diagnostic(severity=_severity(f.severity), code=code, message=f"{f.body()} ({where})" if where else f.body(),
+                      file=source, object=parse_object_ref(ref), field=f.path or None)
 
 
 def from_lint(f: LintFinding, rules: Mapping[str, Rule] | None = None) -> Diagnostic:
     """A lint finding; its code is the rule id and its hint why the rule matters."""
     rule = (rules or {}).get(f.rule)
-    return Diagnostic(severity=_severity(f.severity), code=f.rule, message=f.message, file=f.source,
-                      object=parse_object_ref(f.obj), field=f.path or None, hint=rule.why if rule else None)
+    where, ref = split_position(f.obj)
+    return Diagnostic(severity=_severity(f.severity), code=f.rule, message=f"{f.message} ({where})" if where
+                      else f.message, file=f.source, object=parse_object_ref(ref), field=f.path or None,
+                      hint=rule.why if rule else None)
 
 
 def from_doctor(f: DoctorFinding, source: str | None = None) -> Diagnostic:
