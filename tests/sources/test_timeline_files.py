@@ -49,9 +49,13 @@ def setup(tmp_path: Path, file: str) -> Path:
 
 
 def refused(path: Path) -> InputError:
-    with pytest.raises(InputError) as info:
-        read_inputs([str(path)], profile_for("1.36"), timelines=True)
-    err = info.value
+    # The Timeline is one document that cannot be read: recorded (nothing read outside), the command ends
+    # with it as its error (exit 2) after using the other documents.
+    inputs = read_inputs([str(path)], profile_for("1.36"), timelines=True)
+    (err,) = inputs.unreadable
+    assert inputs.timelines == []
+    with pytest.raises(InputError):
+        inputs.raise_unreadable()
     assert err.source == str(path) and err.obj == "Timeline/maintenance" and err.path == "spec.events[1].file"
     assert "outside" in err.message and "folder of this Timeline" in err.message
     return err
