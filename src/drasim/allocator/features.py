@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,12 +67,17 @@ class Features:
 
     def variant(self) -> str:
         """The upstream implementation that runs: the first whose supported set covers the enabled set."""
-        on = {f.name for f in _flag_fields(type(self)) if getattr(self, f.name)}
-        if on <= _STABLE:
-            return "stable"
-        if on <= _INCUBATING:
-            return "incubating"
-        return "experimental"
+        return _variant(self)
+
+
+@functools.cache
+def _variant(features: Features) -> str:
+    on = {f.name for f in _flag_fields(Features) if getattr(features, f.name)}
+    if on <= _STABLE:
+        return "stable"
+    if on <= _INCUBATING:
+        return "incubating"
+    return "experimental"
 
 
 def _flag_fields(cls: type[Features]) -> list[dataclasses.Field[bool]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -681,7 +680,10 @@ class DraCycle:
             caches.static_of[(shape.id, name)] = (node, sid)
         else:
             sid = st[1]
-        available: Callable[[Pool], dict[str, dict[str, object]]] = self.allocator(node).available_counters  # type: ignore[assignment]
+        def available(pool: Pool) -> dict[str, dict[str, object]]:
+            # Only pools with counters ask, so nodes without any need no allocator here.
+            return self.allocator(node).available_counters(pool)  # type: ignore[return-value]
+
         in_use = self.in_use if self.in_use is not None else self.state.in_use
         dynamic = dynamic_signature(view, in_use, self.state.features.consumable_capacity, available)
         return (shape.id, sid, dynamic)

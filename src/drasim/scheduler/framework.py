@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -92,6 +93,8 @@ from drasim.scheduler.filters import (
     selector_matches,
     untolerated_prefer_no_schedule,
 )
+from drasim.scheduler.plan import MAX_PLANS, Entry, Plan, SpreadKey
+from drasim.scheduler.ranking import NodeScore, Ranking
 from drasim.scheduler.resources import (
     CPU,
     MEMORY,
@@ -119,19 +122,6 @@ _CONSTANT_DRA_REASONS = frozenset({REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE,
 MAX_FAILURES = 8
 
 
-class NodeScore(msgspec.Struct, gc=False):
-    """A feasible node's total and its weighted per-plugin scores (the dict may be shared between nodes).
-
-    A msgspec Struct outside the cyclic garbage collector (it holds a str, an int and a str -> int dict, so
-    it can never be part of a cycle): a simulation keeps one ranking per pod, and millions of tracked
-    objects made every collection pass slow.
-    """
-
-    node: str
-    total: int
-    plugins: dict[str, int]
-
-
 @dataclass
 class ScheduleResult:
     """What one scheduling cycle decided; `Scheduler.apply` writes it into the cluster state."""
@@ -142,8 +132,9 @@ class ScheduleResult:
     message: str = ""
     allocations: dict[Key, AllocationResult] = field(default_factory=dict)
     extended_claim: ResourceClaim | None = None
-    scores: list[NodeScore] = field(default_factory=list)
-    node_reasons: dict[str, str] = field(default_factory=dict)  # rejected nodes of the scan (also when scheduled)
+    ranking: Ranking | None = None  # the scored feasible nodes (None: no scoring ran)
+    # The nodes the scan rejected (also when scheduled), with why; may be shared between results: read only.
+    node_statuses: dict[str, Status] = field(default_factory=dict)
     deallocate: list[Key] = field(default_factory=list)
     no_preemption: bool = False
     chosen_subrequests: dict[Key, list[str]] = field(default_factory=dict)
@@ -151,6 +142,28 @@ class ScheduleResult:
     extended_status: PodExtendedResourceClaimStatus | None = None
     binding_wait: bool = False  # PreBind waits for devices' binding conditions: apply does not bind yet
     pod_object: Pod | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def scores(self) -> list[NodeScore]:
+        """The feasible nodes' scores, best first (equal totals in scan order); [] when no scoring ran."""
+        return self.ranking.nodes() if self.ranking is not None else []
+
+    def top_scores(self, k: int) -> list[NodeScore]:
+        """The first `k` of `scores`."""
+        return self.ranking.top(k) if self.ranking is not None else []
+
+    @property
+    def node_reasons(self) -> dict[str, str]:
+        """Per rejected node, its reasons as the FitError lists them."""
+        return {n: st.message for n, st in self.node_statuses.items()}
+
+    def compact(self, scores_kept: int) -> None:
+        """Keep what a finished cycle is still asked for: the top `scores_kept` scores and, when the pod
+        stays unscheduled, the rejected nodes (a simulation keeps one result per pod)."""
+        if self.ranking is not None:
+            self.ranking = self.ranking.truncated(scores_kept)
+        if self.node is not None:
+            self.node_statuses = {}
 
 
 def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
@@ -261,47 +274,6 @@ class _Ctx:
     fit_cache: dict[int, Status | None] = field(default_factory=dict)
 
 
-# A node's cached Filter verdict for one plan: (rejection or None, score class id). A score class is
-# (raw scores id, spread key); the spread key has, per spread score constraint, the node's matching-pod
-# count for the hostname constraint and the node's label value for the others (None: no such label).
-Entry = tuple[Status | None, int]
-SpreadKey = tuple[int | str | None, ...]
-MAX_PLANS = 128
-
-
-class _Plan:
-    """Per-node Filter verdicts and raw scores shared by pods that read nodes the same way (replicas).
-
-    Valid until the node changes: `Scheduler._dirty` lists nodes whose pods or devices changed, each plan
-    drops those entries before use. Raw scores: (taint, affinity, least allocated, balanced, DRA or -1).
-    """
-
-    __slots__ = ("classes", "cursor", "dra_memo", "entries", "fit_memo", "generation", "ids", "raw_ids", "raws")
-
-    def __init__(self, cursor: int, generation: int) -> None:
-        self.cursor = cursor
-        self.generation = generation
-        self.entries: dict[str, Entry] = {}
-        self.raws: list[tuple[int, int, int, int, int]] = []
-        self.raw_ids: dict[tuple[int, int, int, int, int], int] = {}
-        self.classes: list[tuple[int, SpreadKey]] = []
-        self.ids: dict[tuple[int, SpreadKey], int] = {}
-        self.fit_memo: dict[int, tuple[int, int]] = {}
-        self.dra_memo: dict[object, int] = {}
-
-    def score_class(self, raw: tuple[int, int, int, int, int], spread: SpreadKey) -> int:
-        rid = self.raw_ids.get(raw)
-        if rid is None:
-            rid = self.raw_ids[raw] = len(self.raws)
-            self.raws.append(raw)
-        key = (rid, spread)
-        cid = self.ids.get(key)
-        if cid is None:
-            cid = self.ids[key] = len(self.classes)
-            self.classes.append(key)
-        return cid
-
-
 class Scheduler:
     """The default kube-scheduler profile (v1.36), one pod at a time, with incremental node caches.
 
@@ -369,7 +341,7 @@ class Scheduler:
             return
         dra = ctx.dra
         if dra.ext or dra.special is not None or dra.allocated or result.deallocate or result.delete_claims \
-                or result.allocations or result.scores or result.extended_claim is not None \
+                or result.allocations or result.ranking is not None or result.extended_claim is not None \
                 or result.status not in (UNSCHEDULABLE, UNRESOLVABLE):
             return
         for st in statuses.values():
@@ -385,6 +357,7 @@ class Scheduler:
         self._node_version = -1
         self._node_ids: list[int] = []
         self._names: list[str] = []
+        self._pos: dict[str, int] = {}  # node name -> position in _names (the scan order)
         self._alloc: dict[str, Vector] = {}
         self._alloc_id: dict[str, int] = {}
         self._interned: dict[tuple[object, ...], int] = {}
@@ -397,7 +370,7 @@ class Scheduler:
         self._static: dict[tuple[object, ...], dict[str, tuple[Node, Status | None, int, int]]] = {}
         self._indexes: dict[tuple[str, Selector], SelectorIndex] = {}
         self._owners: tuple[int, dict[tuple[str, str, str], Any]] = (-1, {})
-        self._plans: dict[tuple[object, ...], _Plan] = {}
+        self._plans: dict[tuple[object, ...], Plan] = {}
         self._dirty: list[str] = []
         self._device_pos = 0
 
@@ -421,6 +394,7 @@ class Scheduler:
         if state.node_version != self._node_version or len(state.nodes) != len(self._names):
             self._node_version = state.node_version
             self._names = node_tree_order(state.nodes)
+            self._pos = {name: i for i, name in enumerate(self._names)}
             self._alloc = {n: node_allocatable(node) for n, node in state.nodes.items()}
             self._alloc_id = {n: self._intern(("alloc", tuple(sorted(a.items())))) for n, a in self._alloc.items()}
             self._static.clear()
@@ -545,7 +519,7 @@ class Scheduler:
                         self.next_start_node_index = (self.next_start_node_index + len(self._names)) % len(
                             self._names)
                         return ScheduleResult(pod=key, status=failed.status, message=failed.message,
-                                              node_reasons=dict(failed.node_reasons),
+                                              node_statuses=failed.node_statuses,
                                               no_preemption=failed.no_preemption, pod_object=pod)
         self._sync(state)
         result = ScheduleResult(pod=key, pod_object=pod)
@@ -579,14 +553,14 @@ class Scheduler:
             nominated = pod.status.nominated_node_name if pod.status is not None else None
             if nominated and nominated in state.nodes and self._filter(ctx, nominated) is None:
                 return self._bind(result, ctx, nominated)
-            candidates = names
+            candidates: list[int] | None = None
             absent: tuple[str, ...] = ()
             if restricted is not None:
-                candidates = [n for n in names if n in restricted]
+                candidates = [i for i, n in enumerate(names) if n in restricted]
                 absent = ("node(s) didn't satisfy plugin(s) [NodeAffinity]",)
             plan = self._plan(ctx)
             feasible, classes, statuses = self._scan(ctx, plan, candidates, len(names))
-            result.node_reasons = {n: st.message for n, st in statuses.items()}
+            result.node_statuses = statuses
             if not feasible:
                 self._unschedulable(result, ctx, statuses, absent)
                 if self._failures is not None and state is self._failures_state and restricted is None \
@@ -595,18 +569,14 @@ class Scheduler:
                 return result
             if len(feasible) == 1:
                 return self._bind(result, ctx, feasible[0])
-            scores = result.scores = self._score(ctx, plan, feasible, classes)
-            best = scores[0].total
-            ties = 1
-            while ties < len(scores) and scores[ties].total == best:
-                ties += 1
-            # The scores are sorted stably from the scan order, so the top nodes are in scan order.
-            chosen = scores[self._rng.randrange(ties)].node
+            ranking = result.ranking = self._score(ctx, plan, feasible, classes)
+            ties = ranking.best()  # in scan order
+            chosen = feasible[ties[self._rng.randrange(len(ties))]]
             return self._bind(result, ctx, chosen)
         except CycleError as err:
             result.status, result.message = ERROR, str(err)
             result.node, result.allocations, result.extended_claim = None, {}, None
-            result.scores = []
+            result.ranking = None
             return result
 
     def filters_before_dra(self, state: ClusterState, pod: Pod) -> dict[str, Status | None]:
@@ -638,13 +608,13 @@ class Scheduler:
         return _Ctx(pod=pod, key=key, namespace=key[0], static=static, req=pod_requests(pod), nz=pod_nonzero(pod),
                     dra=dra, dra_backed=frozenset(), static_cache=cache, spread=_Spread())
 
-    def _plan(self, ctx: _Ctx) -> _Plan:
+    def _plan(self, ctx: _Ctx) -> Plan:
         """The plan for pods that read nodes as this one does (a fresh one when it cannot be shared)."""
         dra = ctx.dra
         generation = self._dra.generation
         cursor = len(self._dirty)
         if dra.allocated or ctx.spread.filter or (dra.special is not None and not dra.special_template):
-            return _Plan(cursor, generation)  # per-pod inputs (allocated claims, global spread counts)
+            return Plan(cursor, generation, len(self._names))  # per-pod inputs (allocated claims, global spread counts)
         dra_key: tuple[object, ...] = ()
         if dra.active:
             shape = dra.batch(())[1]
@@ -660,15 +630,17 @@ class Scheduler:
         if plan is None or plan.generation != generation:
             if len(self._plans) >= MAX_PLANS:
                 self._plans.pop(next(iter(self._plans)))
-            plan = self._plans[key] = _Plan(cursor, generation)
+            plan = self._plans[key] = Plan(cursor, generation, len(self._names))
             return plan
-        entries = plan.entries
+        pos = self._pos
         for name in self._dirty[plan.cursor:]:
-            entries.pop(name, None)
+            p = pos.get(name)
+            if p is not None:
+                plan.forget(p)
         plan.cursor = cursor
         return plan
 
-    def _entry(self, ctx: _Ctx, plan: _Plan, name: str) -> Entry:
+    def _entry(self, ctx: _Ctx, plan: Plan, name: str) -> Entry:
         """Filter one node and, if it passes, its score class (cached in the plan until the node changes)."""
         st = self._filter(ctx, name)
         if st is not None:
@@ -704,34 +676,23 @@ class Scheduler:
             dra_raw = found
         return (None, plan.score_class((sv[2], sv[3], fm[0], fm[1], dra_raw), spread))
 
-    def _scan(self, ctx: _Ctx, plan: _Plan, candidates: list[str], num_all: int
+    def _scan(self, ctx: _Ctx, plan: Plan, candidates: list[int] | None, num_all: int
               ) -> tuple[list[str], list[int], dict[str, Status]]:
-        """findNodesThatPassFilters: from nextStartNodeIndex until enough feasible nodes were found."""
-        n = len(candidates)
+        """findNodesThatPassFilters: from nextStartNodeIndex until enough feasible nodes were found
+        (`candidates`: positions of the only nodes to consider, None: every node)."""
+        n = num_all if candidates is None else len(candidates)
         want = n if self.config.score_all_nodes else num_feasible_nodes_to_find(
             n, self.config.percentage_of_nodes_to_score)
-        feasible: list[str] = []
-        classes: list[int] = []
-        statuses: dict[str, Status] = {}
         start = self.next_start_node_index % n
-        entries = plan.entries
-        get = entries.get
-        entry = self._entry
-        found = 0
-        for name in candidates[start:] + candidates[:start] if start else candidates:
-            e = get(name)
-            if e is None:
-                e = entries[name] = entry(ctx, plan, name)
-            st = e[0]
-            if st is None:
-                feasible.append(name)
-                classes.append(e[1])
-                found += 1
-                if found >= want:
-                    break
-            else:
-                statuses[name] = st
-        self.next_start_node_index = (self.next_start_node_index + found + len(statuses)) % num_all
+
+        def evaluate(name: str) -> Entry:
+            return self._entry(ctx, plan, name)
+
+        if candidates is None:
+            feasible, classes, statuses = plan.scan(self._names, want, start, evaluate)
+        else:
+            feasible, classes, statuses = plan.scan_subset(self._names, candidates, want, start, evaluate)
+        self.next_start_node_index = (self.next_start_node_index + len(feasible) + len(statuses)) % num_all
         return feasible, classes, statuses
 
     def _filter(self, ctx: _Ctx, name: str, acct: NodeAccount | None = None,
@@ -901,25 +862,19 @@ class Scheduler:
 
     # --- scoring --------------------------------------------------------------------------------
 
-    def _score(self, ctx: _Ctx, plan: _Plan, feasible: list[str], classes: list[int]) -> list[NodeScore]:
+    def _score(self, ctx: _Ctx, plan: Plan, feasible: list[str], classes: list[int]) -> Ranking:
         """Run the score plugins on the feasible nodes, normalise, weight and sort (best first).
 
         Work is per score class (nodes with the same raw scores and spread inputs); normalising over the
         classes present is normalising over the feasible nodes.
         """
-        members: dict[int, list[int]] = {}
-        for i, cid in enumerate(classes):
-            found = members.get(cid)
-            if found is None:
-                members[cid] = [i]
-            else:
-                found.append(i)
-        present = list(members)
+        sizes = Counter(classes)  # nodes per class, classes in order of first appearance
+        present = list(sizes)
         keys = [plan.classes[c] for c in present]
         raws = [plan.raws[rid] for rid, _k in keys]
         for c, raw in zip(present, raws, strict=True):
             if raw[4] < 0:  # the positional pairing failed (scores.dra_raw): the Score plugin errs
-                name = feasible[members[c][0]]
+                name = feasible[classes.index(c)]
                 node = self._state.nodes[name]  # type: ignore[union-attr]
                 ctx.dra.filter(node, self._alloc[name])
                 try:
@@ -928,14 +883,15 @@ class Scheduler:
                     raise CycleError(f'running Score plugins: plugin "{PLUGIN}" failed with: {err}') from None
         spread = bool(ctx.spread.score)
         if spread:
-            spread_raw, ignored = self._spread_raw(ctx, [k for _r, k in keys], [len(members[c]) for c in present])
+            spread_raw, ignored = self._spread_raw(ctx, [k for _r, k in keys], [sizes[c] for c in present])
             spread_n = sc.spread_normalize(spread_raw, ignored)
         taint_n = sc.default_normalize([r[0] for r in raws], reverse=True)
         aff_n = sc.default_normalize([r[1] for r in raws]) if ctx.static.preferred else None
         dra_n = sc.default_normalize([r[4] for r in raws])
         balanced = bool(ctx.req.get(CPU, 0) or ctx.req.get(MEMORY, 0))
         w = sc.WEIGHTS
-        by_total: dict[int, list[tuple[int, dict[str, int]]]] = {}
+        totals: dict[int, int] = {}
+        by_class: dict[int, dict[str, int]] = {}
         for j, c in enumerate(present):
             raw = raws[j]
             plugins = {sc.TAINT: w[sc.TAINT] * taint_n[j]}
@@ -947,26 +903,9 @@ class Scheduler:
             plugins[sc.DRA] = w[sc.DRA] * dra_n[j]
             if balanced:
                 plugins[sc.BALANCED] = w[sc.BALANCED] * raw[3]
-            by_total.setdefault(sum(plugins.values()), []).append((c, plugins))
-        # Best first; equal totals in scan order.
-        out: list[NodeScore] = []
-        owner: list[dict[str, int]] = []
-        for total in sorted(by_total, reverse=True):
-            level = by_total[total]
-            if len(level) == 1:
-                plugins = level[0][1]
-                out.extend([NodeScore(feasible[i], total, plugins) for i in members[level[0][0]]])
-                continue
-            if not owner:
-                owner = [plugins] * len(feasible)
-            indices: list[int] = []
-            for c, plugins in level:
-                for i in members[c]:
-                    owner[i] = plugins
-                indices += members[c]
-            indices.sort()
-            out.extend([NodeScore(feasible[i], total, owner[i]) for i in indices])
-        return out
+            by_class[c] = plugins
+            totals[c] = sum(plugins.values())
+        return Ranking(feasible, classes, totals, by_class)
 
     # --- outcomes -------------------------------------------------------------------------------
 

@@ -10,11 +10,7 @@ from fractions import Fraction
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod
 from drasim.cluster import ClusterState, Key, key_of
-from drasim.sim.engine import SimulationResult
-
-# Nodes per pod whose per-plugin scores are reported (best first). Every feasible node would make the
-# report O(pods x sampled nodes): 1.15 million entries for 5,000 pods on 500 nodes.
-SCORES_KEPT = 3
+from drasim.sim.engine import SCORES_KEPT, SimulationResult
 
 
 @dataclass
@@ -146,9 +142,9 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
                        workload=_owner_chain(state, pod))
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
-        if record.last is not None and record.last.scores:
-            line.scores = [(s.node, s.total) for s in record.last.scores[:3]]
-            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.scores[:SCORES_KEPT]]
+        if record.last is not None and record.last.ranking is not None:
+            line.scores = [(s.node, s.total) for s in record.last.top_scores(3)]
+            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.top_scores(SCORES_KEPT)]
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
         line.claims = claim_lines(state, pod)

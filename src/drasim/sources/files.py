@@ -295,6 +295,31 @@ _Loader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
+_SCALAR_TAGS: dict[tuple[str, bool, bool], str] = {}  # (value, plain, quoted) -> implicit tag
+_MAX_SCALAR_TAGS = 100_000
+
+
+def _resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+    """BaseResolver.resolve with the scalar answer memoised: the loader has no path resolvers, so the tag
+    of a scalar depends only on its text and style, and manifests repeat the same scalars many times."""
+    if kind is yaml.ScalarNode:
+        key = (value, implicit[0], implicit[1])
+        tag = _SCALAR_TAGS.get(key)
+        if tag is None:
+            tag = _BaseLoader.resolve(self, kind, value, implicit)
+            if len(_SCALAR_TAGS) < _MAX_SCALAR_TAGS and len(value) < 256:
+                _SCALAR_TAGS[key] = tag
+        return tag
+    return _BaseLoader.DEFAULT_SEQUENCE_TAG if kind is yaml.SequenceNode else _BaseLoader.DEFAULT_MAPPING_TAG
+
+
+def _no_path(self: Any, *args: Any) -> None:
+    """Path resolvers are not used: descending and ascending have nothing to track."""
+
+
+_Loader.resolve = _resolve
+_Loader.descend_resolver = _no_path
+_Loader.ascend_resolver = _no_path
 
 # Go's YAML (sigs.k8s.io/yaml) reads an integer beyond int64/uint64 as a float, and a number beyond float64 as
 # a string; PyYAML would build a Python int of any size (and fail past 4,300 digits) or inf.

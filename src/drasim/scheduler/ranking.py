@@ -1,0 +1,77 @@
+"""The scored feasible nodes of one cycle: totals per score class, the top ties, the ranking on demand."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class NodeScore(msgspec.Struct, gc=False):
+    """A feasible node's total and its weighted per-plugin scores (the dict may be shared between nodes).
+
+    A msgspec Struct outside the cyclic garbage collector (it holds a str, an int and a str -> int dict, so
+    it can never be part of a cycle).
+    """
+
+    node: str
+    total: int
+    plugins: dict[str, int]
+
+
+class Ranking:
+    """Feasible nodes in scan order with their score class; per class its total and weighted plugin scores.
+
+    The ranking (best first, equal totals in scan order) is built only when asked for: a simulation keeps
+    one per pod, and a cycle needs only its top ties.
+    """
+
+    __slots__ = ("_nodes", "classes", "feasible", "plugins", "totals")
+
+    def __init__(self, feasible: list[str], classes: list[int], totals: dict[int, int],
+                 plugins: dict[int, dict[str, int]]) -> None:
+        self.feasible = feasible
+        self.classes = classes
+        self.totals = totals
+        self.plugins = plugins
+        self._nodes: list[NodeScore] | None = None
+
+    def _level(self, total: int) -> list[int]:
+        """Indices of the feasible nodes with this total, in scan order."""
+        cids = {c for c, t in self.totals.items() if t == total}
+        if len(cids) == 1:
+            only = next(iter(cids))
+            return [i for i, c in enumerate(self.classes) if c == only]
+        return [i for i, c in enumerate(self.classes) if c in cids]
+
+    def best(self) -> list[int]:
+        """Indices of the nodes tied at the highest total, in scan order."""
+        return self._level(max(self.totals.values()))
+
+    def top(self, k: int) -> list[NodeScore]:
+        """The first `k` of `nodes()`, without ranking the rest."""
+        if self._nodes is not None:
+            return self._nodes[:k]
+        out: list[NodeScore] = []
+        for total in sorted(set(self.totals.values()), reverse=True):
+            for i in self._level(total):
+                out.append(NodeScore(self.feasible[i], total, self.plugins[self.classes[i]]))
+                if len(out) >= k:
+                    return out
+        return out
+
+    def truncated(self, k: int) -> Ranking:
+        """A ranking of the top `k` nodes only (the same `top(k)`, `best()` within them)."""
+        top = self.top(k)
+        ids: dict[int, int] = {}  # one class per plugins dict (nodes of a class share theirs)
+        for s in top:
+            ids.setdefault(id(s.plugins), len(ids))
+        classes = [ids[id(s.plugins)] for s in top]
+        return Ranking([s.node for s in top], classes, {c: s.total for c, s in zip(classes, top, strict=True)},
+                       {c: s.plugins for c, s in zip(classes, top, strict=True)})
+
+    def nodes(self) -> list[NodeScore]:
+        """Every feasible node, best first; equal totals in scan order."""
+        if self._nodes is None:
+            totals, classes, plugins, feasible = self.totals, self.classes, self.plugins, self.feasible
+            order = sorted(range(len(feasible)), key=lambda i: -totals[classes[i]])
+            self._nodes = [NodeScore(feasible[i], totals[classes[i]], plugins[classes[i]]) for i in order]
+        return self._nodes

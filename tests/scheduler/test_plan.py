@@ -1,0 +1,61 @@
+"""The run-based scan of a Plan finds what a node-by-node scan finds, in the same order."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drasim.scheduler.filters import UNSCHEDULABLE, Status
+from drasim.scheduler.plan import Entry, Plan
+from tests.hypothesis_budget import examples
+
+REJECT = {i: Status(UNSCHEDULABLE, (f"reason {i}",), "Test") for i in range(4)}
+
+
+def naive(verdicts: list[int], want: int, start: int) -> tuple[list[str], list[int], dict[str, Status]]:
+    """findNodesThatPassFilters one node at a time (verdict >= 0: a score class; < 0: rejected)."""
+    n = len(verdicts)
+    feasible, classes, statuses = [], [], {}
+    for k in range(n):
+        p = (start + k) % n
+        v = verdicts[p]
+        if v >= 0:
+            feasible.append(f"n{p}")
+            classes.append(v)
+            if len(feasible) >= want:
+                break
+        else:
+            statuses[f"n{p}"] = REJECT[-v - 1]
+    return feasible, classes, statuses
+
+
+@given(st.data())
+@settings(max_examples=examples(300))
+def test_scan_matches_a_node_by_node_scan_across_changes(data: st.DataObject) -> None:
+    n = data.draw(st.integers(1, 40))
+    verdict = st.integers(-4, 3)  # rejected with one of 4 reasons, or feasible in one of 4 classes
+    verdicts = data.draw(st.lists(verdict, min_size=n, max_size=n))
+    names = [f"n{i}" for i in range(n)]
+    plan = Plan(0, 0, n)
+    evaluated: list[int] = []
+
+    def evaluate(name: str) -> Entry:
+        p = int(name[1:])
+        evaluated.append(p)
+        v = verdicts[p]
+        return (None, v) if v >= 0 else (REJECT[-v - 1], -1)
+
+    for _ in range(data.draw(st.integers(1, 6))):
+        want = data.draw(st.integers(1, n))
+        start = data.draw(st.integers(0, n - 1))
+        evaluated.clear()
+        assert plan.scan(names, want, start, evaluate) == naive(verdicts, want, start)
+        assert len(evaluated) == len(set(evaluated))  # each node evaluated at most once per change
+        for p in data.draw(st.lists(st.integers(0, n - 1), max_size=5)):  # nodes change
+            verdicts[p] = data.draw(verdict)
+            plan.forget(p)
+        subset = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1)))
+        sub_start = data.draw(st.integers(0, len(subset) - 1))
+        expect = naive([verdicts[p] if p in subset else -1 for p in range(n)], n, 0)
+        got = plan.scan_subset(names, subset, n, sub_start, evaluate)
+        assert set(got[0]) == set(expect[0]) and got[2].keys() <= set(names)
