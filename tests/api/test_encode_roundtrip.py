@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.api.decode import decode_documents, decode_json_bytes
-from drasim.api.encode import encode_object, to_json, to_yaml
+from drasim.api.encode import encode_object, json_document, json_list, object_json, to_json, to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import ObjectMeta
+from drasim.api.profile import profile_for
 from drasim.api.quantity import Quantity
 from drasim.api.resource import (
     CapacityRequestPolicy,
@@ -31,7 +32,11 @@ from drasim.api.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
+from drasim.cli.options import demo_profile
+from drasim.demo import demo_paths
+from drasim.sim.engine import SimulationOptions, simulate
 from drasim.sources.files import load_bytes
+from drasim.sources.inputs import read_inputs
 from hypothesis_budget import examples
 
 CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "conformance")
@@ -52,6 +57,14 @@ def assert_roundtrip(objs: list[KubeObject]) -> None:
     assert load_bytes(to_yaml(objs).encode(), source="out.yaml").objects == objs
     assert decode_json_bytes(to_json(objs), source="out.json").objects == objs
     assert decode_json_bytes(to_json(objs, indent=0), source="out.json").objects == objs
+    assert_json_paths_agree(objs)
+
+
+def assert_json_paths_agree(objs: list[KubeObject]) -> None:
+    """The struct-encoded JSON fast path writes the bytes of the wire-form dicts."""
+    assert [object_json(o) for o in objs] == [json_document(encode_object(o), indent=0) for o in objs]
+    doc = {"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in objs] + [{"x": 1}]}
+    assert json_list(objs, [{"x": 1}]) == json_document(doc)
 
 
 def test_all_conformance_files_found() -> None:
@@ -237,3 +250,15 @@ slices = st.builds(
 @given(st.lists(slices, min_size=1, max_size=3))
 def test_generated_slices_roundtrip(objs: list[Any]) -> None:
     assert_roundtrip(objs)
+
+
+def test_json_fast_path_on_a_simulated_end_state() -> None:
+    """Pods with status and conditions, allocated claims, generated claims: the end state simulate prints."""
+    profile = demo_profile(profile_for("1.36"))
+    inputs = read_inputs(demo_paths(), profile, timelines=True)
+    state = simulate(inputs.objects, inputs.timelines, SimulationOptions.for_profile(profile)).state
+    objs: list[KubeObject] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
+                              *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
+                              *state.pods.values()]
+    assert any(c.status is not None and c.status.allocation is not None for c in state.claims.values())
+    assert_json_paths_agree(objs)

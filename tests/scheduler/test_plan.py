@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from drasim.scheduler.filters import UNSCHEDULABLE, Status
 from drasim.scheduler.plan import Entry, Plan
-from tests.hypothesis_budget import examples
+from hypothesis_budget import examples
 
 REJECT = {i: Status(UNSCHEDULABLE, (f"reason {i}",), "Test") for i in range(4)}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,7 +12,7 @@ from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
 from drasim.api.yamlemit import dump_all
 
-__all__ = ["encode_object", "json_document", "to_json", "to_yaml", "yaml_documents"]
+__all__ = ["encode_object", "json_document", "json_list", "object_json", "to_json", "to_yaml", "yaml_documents"]
 
 def encode_object(obj: KubeObject) -> dict[str, Any]:
     """The wire form of `obj`: camelCase keys in struct order, empty and default fields omitted.
@@ -71,4 +72,42 @@ def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: 
 def json_document(doc: Any, *, indent: int = 2) -> bytes:
     """JSON of plain data as `json.dumps(doc, indent=2, ensure_ascii=False)` writes it, at C speed."""
     data = msgspec.json.encode(doc)
+    return msgspec.json.format(data, indent=indent) if indent else data
+
+
+_JSON = msgspec.json.Encoder(enc_hook=quantity_enc_hook)
+
+
+def object_json(obj: KubeObject) -> bytes:
+    """Compact JSON of `encode_object(obj)`, encoded from the struct itself where that gives the same bytes.
+
+    The struct's own encoding already omits defaults in field order; only `apiVersion` and `kind` (omitted as
+    defaults) must be put in front. Objects whose wire form `encode_object` reshapes further (an empty
+    metadata or spec, a ResourceSlice's pool, a non-default apiVersion) take the dict path.
+    """
+    cls = type(obj)
+    if cls.__struct_fields__[:2] == ("api_version", "kind") and obj.kind != "ResourceSlice" \
+            and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
+        spec = getattr(obj, "spec", None)
+        if spec is None or spec != _empty(spec.__class__):
+            raw = _JSON.encode(obj)
+            if raw.startswith(b'{"metadata":'):
+                return b'{"apiVersion":' + _JSON.encode(obj.api_version) + b',"kind":' + \
+                    _JSON.encode(obj.kind) + b"," + raw[1:]
+    return _JSON.encode(encode_object(obj))
+
+
+@functools.cache
+def _empty(cls: Any) -> object:
+    """The all-defaults instance of a spec type (None: it has required fields, so it is never empty)."""
+    try:
+        return cls()
+    except TypeError:
+        return None
+
+
+def json_list(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2) -> bytes:
+    """`json_document` of a `kind: List` holding `encode_object` of each object, then the plain `extra` items."""
+    parts = [object_json(o) for o in objs] + [_JSON.encode(d) for d in extra]
+    data = b'{"apiVersion":"v1","kind":"List","items":[' + b",".join(parts) + b"]}"
     return msgspec.json.format(data, indent=indent) if indent else data

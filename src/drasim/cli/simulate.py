@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from drasim.allocator.search import FILTER_BUDGET_STEPS, budget_text
-from drasim.api.encode import encode_object, yaml_documents
+from drasim.api.encode import encode_object, json_list, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
@@ -108,11 +108,14 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            items = [encode_object(o) for o in final] + event_objects(result) + [scores_document(lines)]
+            extra = [*event_objects(result), scores_document(lines)]
             if output == "yaml":
-                click.echo(yaml_documents(items), nl=False)
+                click.echo(yaml_documents([*(encode_object(o) for o in final), *extra]), nl=False)
+            elif output == "json":
+                click.echo(json_list(final, extra))
             else:
-                emit({"apiVersion": "v1", "kind": "List", "items": items}, output)
+                emit({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in final] + extra},
+                     output)
     else:
         out = TextOut()
         _render(result, lines, out, wide=output == "wide")

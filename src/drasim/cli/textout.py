@@ -6,10 +6,12 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, TextIO, cast
+from typing import IO, TYPE_CHECKING, TextIO, cast
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# rich is imported only for a terminal: a pipe (and every -o json/yaml run) does not pay its import.
 
 
 class _Trimmed(io.TextIOBase):
@@ -38,6 +40,8 @@ class _Trimmed(io.TextIOBase):
 def rich_console(file: TextIO | None = None) -> Console:
     """A rich console: on a terminal fitted to the window, coloured unless NO_COLOR; on a pipe never wrapped,
     never coloured, no trailing blanks."""
+    from rich.console import Console
+
     out = file if file is not None else sys.stdout
     if out.isatty():
         return Console(file=out, highlight=False, no_color=not colour_allowed(out))
@@ -58,8 +62,12 @@ class TextOut:
     def __init__(self, file: TextIO | None = None, *, tty: bool | None = None) -> None:
         self.file = file if file is not None else sys.stdout
         self.tty = self.file.isatty() if tty is None else tty
-        self._console = Console(file=self.file, highlight=False, soft_wrap=False, markup=False,
-                                no_color=bool(os.environ.get("NO_COLOR"))) if self.tty else None
+        self._console: Console | None = None
+        if self.tty:
+            from rich.console import Console
+
+            self._console = Console(file=self.file, highlight=False, soft_wrap=False, markup=False,
+                                    no_color=bool(os.environ.get("NO_COLOR")))
         self._plain: list[str] = []
 
     def line(self, text: str = "") -> None:
@@ -73,6 +81,8 @@ class TextOut:
         """`rows` of cells under `columns`; on a terminal, `no_wrap` columns are never folded; `right`
         columns are right-aligned."""
         if self._console is not None:
+            from rich.table import Table
+
             table = Table(box=None, pad_edge=False, show_edge=False)
             for col in columns:
                 table.add_column(col, overflow="fold", no_wrap=col in no_wrap,

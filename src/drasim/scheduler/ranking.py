@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 import msgspec
 
 
@@ -34,13 +36,14 @@ class Ranking:
         self.plugins = plugins
         self._nodes: list[NodeScore] | None = None
 
-    def _level(self, total: int) -> list[int]:
-        """Indices of the feasible nodes with this total, in scan order."""
+    def _level(self, total: int, limit: int | None = None) -> list[int]:
+        """Indices of the feasible nodes with this total, in scan order (the first `limit` of them)."""
         cids = {c for c, t in self.totals.items() if t == total}
-        if len(cids) == 1:
-            only = next(iter(cids))
-            return [i for i, c in enumerate(self.classes) if c == only]
-        return [i for i, c in enumerate(self.classes) if c in cids]
+        classes = self.classes
+        if len(cids) == len(self.totals):  # every node has this total
+            return list(range(len(classes) if limit is None else min(limit, len(classes))))
+        found = (i for i, c in enumerate(classes) if c in cids)
+        return list(found if limit is None else islice(found, limit))
 
     def best(self) -> list[int]:
         """Indices of the nodes tied at the highest total, in scan order."""
@@ -52,10 +55,10 @@ class Ranking:
             return self._nodes[:k]
         out: list[NodeScore] = []
         for total in sorted(set(self.totals.values()), reverse=True):
-            for i in self._level(total):
+            for i in self._level(total, k - len(out)):
                 out.append(NodeScore(self.feasible[i], total, self.plugins[self.classes[i]]))
-                if len(out) >= k:
-                    return out
+            if len(out) >= k:
+                break
         return out
 
     def truncated(self, k: int) -> Ranking:
