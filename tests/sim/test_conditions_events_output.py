@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_engine_timeline import DRAIN  # the demo's drain Timeline, one copy
+
+from drasim.sim.report import _free_stamp
+from hypothesis_budget import examples
 
 
 def _drasim(*args: str) -> subprocess.CompletedProcess[str]:
@@ -84,3 +89,21 @@ def test_wide_shows_plugin_scores_and_events() -> None:
     header = next(line for line in out.splitlines() if line.startswith("POD") and "TOTAL" in line)
     assert "TaintToleration" in header and "DynamicResources" in header
     assert "kubectl get events:" in out and "FailedScheduling" in out and "pod/urgent-training" in out
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "a.1", "b"]), st.integers(0, 40)), max_size=60))
+@settings(max_examples=examples(300))
+def test_event_names_take_the_first_free_stamp(events: list[tuple[str, int]]) -> None:
+    """Event names are `<object>.<hex stamp>`, bumping the stamp past taken names, as one linear probe does."""
+    seen_naive: set[str] = set()
+    seen: set[str] = set()
+    skip: dict[tuple[str, int], int] = {}
+    for obj, stamp in events:
+        naive = stamp
+        while f"{obj}.{naive:x}" in seen_naive:
+            naive += 1
+        seen_naive.add(f"{obj}.{naive:x}")
+        got = _free_stamp(skip, seen, obj, stamp)
+        seen.add(f"{obj}.{got:x}")
+        skip[(obj, got)] = got + 1
+        assert got == naive

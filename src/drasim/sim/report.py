@@ -264,13 +264,14 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
         uids[("Pod", pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
     out: list[dict[str, object]] = []
     seen: set[str] = set()
+    # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
+    # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
+    skip: dict[tuple[str, int], int] = {}
     for line in cluster_events(result):
-        stamp = int(line.first.timestamp() * 1_000_000_000)
+        stamp = _free_stamp(skip, seen, line.name, int(line.first.timestamp() * 1_000_000_000))
         name = f"{line.name}.{stamp:x}"
-        while name in seen:
-            stamp += 1
-            name = f"{line.name}.{stamp:x}"
         seen.add(name)
+        skip[(line.name, stamp)] = stamp + 1
         involved: dict[str, str] = {"apiVersion": "v1" if line.kind in ("Pod", "Node") else "", "kind": line.kind,
                                     "name": line.name}
         if line.namespace:
@@ -289,6 +290,22 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
             "source": {"component": line.source}, "reportingComponent": line.source,
         })
     return out
+
+
+def _free_stamp(skip: dict[tuple[str, int], int], seen: set[str], obj: str, stamp: int) -> int:
+    """The first stamp from `stamp` on whose event name `obj.<hex stamp>` is not taken yet."""
+    path = []
+    while True:
+        nxt = skip.get((obj, stamp))
+        if nxt is None:
+            if f"{obj}.{stamp:x}" not in seen:
+                break
+            nxt = stamp + 1  # taken by another object's event name
+        path.append(stamp)
+        stamp = nxt
+    for s in path:
+        skip[(obj, s)] = stamp
+    return stamp
 
 
 def scores_document(lines: list[PodLine]) -> dict[str, object]:
