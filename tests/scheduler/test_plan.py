@@ -49,8 +49,10 @@ def test_scan_matches_a_node_by_node_scan_across_changes(data: st.DataObject) ->
         want = data.draw(st.integers(1, n))
         start = data.draw(st.integers(0, n - 1))
         evaluated.clear()
-        assert plan.scan(names, want, start, evaluate) == naive(verdicts, want, start)
+        got = plan.scan(names, want, start, evaluate)
+        assert got == naive(verdicts, want, start)
         assert len(evaluated) == len(set(evaluated))  # each node evaluated at most once per change
+        assert {f"n{p}" for p in evaluated} <= set(got[0]) | set(got[2])  # none past where the scan stops
         for p in data.draw(st.lists(st.integers(0, n - 1), max_size=5)):  # nodes change
             verdicts[p] = data.draw(verdict)
             plan.forget(p)

@@ -2,14 +2,17 @@
 
 # Replicas of one workload read every node the same way, so their Filter verdicts and raw scores are cached
 # per node in a Plan until the node changes. The scan (findNodesThatPassFilters from nextStartNodeIndex
-# until enough feasible nodes were found) then works on runs of positions: between two rejected or
-# not-yet-evaluated nodes every node is feasible, and a run is taken with one list slice. A cycle costs
-# the number of rejected and changed nodes it passes, not the number of nodes it samples.
+# until enough feasible nodes were found) then works on sorted position lists: the nodes it would pass
+# are known from the feasible positions alone, so only changed nodes inside that stretch are evaluated
+# (in scan order, each possibly extending it), and the feasible and rejected nodes are list slices.
+# A cycle costs its changed nodes plus C-speed copying, not a Python step per sampled node.
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Callable
+from operator import itemgetter
+from typing import TypeVar
 
 from drasim.scheduler.filters import Status
 
@@ -20,6 +23,7 @@ Entry = tuple[Status | None, int]
 SpreadKey = tuple[int | str | None, ...]
 RawScores = tuple[int, int, int, int, int]
 MAX_PLANS = 128
+T = TypeVar("T")
 
 
 class Plan:
@@ -30,7 +34,7 @@ class Plan:
     balanced, DRA or -1).
     """
 
-    __slots__ = ("bad", "by_pos", "classes", "cls", "cursor", "dra_memo", "fit_memo", "generation", "ids",
+    __slots__ = ("bad", "by_pos", "classes", "cls", "cursor", "dra_memo", "fit_memo", "generation", "good", "ids",
                  "raw_ids", "raws", "unknown", "why")
 
     def __init__(self, cursor: int, generation: int, size: int) -> None:
@@ -40,6 +44,7 @@ class Plan:
         self.cls: list[int] = [-1] * size  # score class of each feasible position
         self.why: list[Status | None] = [None] * size  # the rejection of each rejected position
         self.bad: list[int] = []  # rejected positions, sorted
+        self.good: list[int] = []  # feasible positions, sorted
         self.unknown: list[int] = list(range(size))  # positions without a verdict, sorted
         self.raws: list[RawScores] = []
         self.raw_ids: dict[RawScores, int] = {}
@@ -65,8 +70,8 @@ class Plan:
         entry = self.by_pos[pos]
         if entry is None:
             return
-        if entry[0] is not None:
-            del self.bad[bisect_left(self.bad, pos)]
+        known = self.bad if entry[0] is not None else self.good
+        del known[bisect_left(known, pos)]
         self.by_pos[pos] = None
         insort(self.unknown, pos)
 
@@ -76,52 +81,49 @@ class Plan:
         self.by_pos[pos] = entry
         if entry[0] is None:
             self.cls[pos] = entry[1]
+            insort(self.good, pos)
         else:
             self.why[pos] = entry[0]
             insort(self.bad, pos)
+
+    def _extent(self, start: int, want: int, n: int) -> int:
+        """How many nodes from `start` (wrapping) a scan passes to meet `want` feasible ones, by the
+        verdicts known now."""
+        good = self.good
+        g0 = bisect_left(good, start)
+        after = len(good) - g0
+        if want <= after:
+            return good[g0 + want - 1] - start + 1
+        if want - after <= g0:
+            return good[want - after - 1] + n - start + 1
+        return n
 
     def scan(self, names: list[str], want: int, start: int, evaluate: Callable[[str], Entry]
              ) -> tuple[list[str], list[int], dict[str, Status]]:
         """From position `start`, wrapping, until `want` feasible nodes were found (or every node was seen):
         the feasible nodes in scan order, their score classes, and the rejected nodes passed on the way."""
         n = len(names)
-        feasible: list[str] = []
-        classes: list[int] = []
-        statuses: dict[str, Status] = {}
-        bad, unknown, cls, why = self.bad, self.unknown, self.cls, self.why
-        found = 0
-        for lo, hi in ((start, n), (0, start)):
-            p = lo
-            while p < hi:
-                i = bisect_left(bad, p)
-                next_bad = bad[i] if i < len(bad) else n
-                j = bisect_left(unknown, p)
-                next_unknown = unknown[j] if j < len(unknown) else n
-                stop = min(next_bad, next_unknown, hi)
-                if stop > p:  # a run of feasible nodes
-                    take = min(stop - p, want - found)
-                    feasible += names[p:p + take]
-                    classes += cls[p:p + take]
-                    found += take
-                    p += take
-                    if found >= want:
-                        return feasible, classes, statuses
-                    continue
-                if p == next_unknown:
-                    self._settle(p, j, evaluate(names[p]))
-                    continue  # look at p again, now with its verdict
-                # A run of rejected nodes: bad[i:k] are consecutive positions (binary search for k).
-                lo_k, hi_k = i + 1, bisect_left(bad, hi, i)
-                while lo_k < hi_k:
-                    mid = (lo_k + hi_k + 1) // 2
-                    if bad[mid - 1] - p == mid - 1 - i:
-                        lo_k = mid
-                    else:
-                        hi_k = mid - 1
-                q = p + lo_k - i
-                statuses.update(zip(names[p:q], why[p:q], strict=True))  # type: ignore[arg-type]
-                p = q
-        return feasible, classes, statuses
+        unknown = self.unknown
+        extent = self._extent(start, want, n)
+        while unknown:  # the first node without a verdict, if the scan reaches it, is evaluated
+            j = bisect_left(unknown, start)
+            if j == len(unknown):
+                j = 0
+            u = unknown[j]
+            if (u - start) % n >= extent:
+                break
+            self._settle(u, j, evaluate(names[u]))
+            extent = self._extent(start, want, n)
+        end = start + extent  # exclusive; past n it wraps
+        good, bad = self.good, self.bad
+        if end <= n:
+            on = good[bisect_left(good, start):bisect_left(good, end)]
+            off = bad[bisect_left(bad, start):bisect_left(bad, end)]
+        else:
+            on = good[bisect_left(good, start):] + good[:bisect_left(good, end - n)]
+            off = bad[bisect_left(bad, start):] + bad[:bisect_left(bad, end - n)]
+        statuses: dict[str, Status] = dict(zip(_pick(names, off), _pick(self.why, off), strict=True))  # type: ignore[arg-type]
+        return _pick(names, on), _pick(self.cls, on), statuses
 
     def scan_subset(self, names: list[str], positions: list[int], want: int, start: int,
                     evaluate: Callable[[str], Entry]) -> tuple[list[str], list[int], dict[str, Status]]:
@@ -145,3 +147,10 @@ class Plan:
             else:
                 statuses[names[p]] = entry[0]
         return feasible, classes, statuses
+
+
+def _pick(values: list[T], positions: list[int]) -> list[T]:
+    """values[p] for each position, at C speed."""
+    if len(positions) > 1:
+        return list(itemgetter(*positions)(values))
+    return [values[positions[0]]] if positions else []
