@@ -17,9 +17,11 @@ import pytest
 from drasim.allocator import Features
 from drasim.allocator.versions import features_for_version
 from drasim.api.encode import encode_object
+from drasim.api.quantity import quantity_enc_hook
 from drasim.cli.simulate import load_inputs
 from drasim.controllers import resourceclaim as rc
 from drasim.demo import demo_paths
+from drasim.errors import DrasimError
 from drasim.scheduler import Scheduler
 from drasim.sim.engine import Simulation, SimulationOptions
 
@@ -106,10 +108,22 @@ def test_generated_fleet_identical(monkeypatch: pytest.MonkeyPatch, h100: int, a
 def test_struct_copy_matches_deepcopy() -> None:
     objects = [bs._template("h100-else-a100", bs.H100_ELSE_A100), bs._template("one-gpu", bs.ONE_GPU)]
     objects += load_inputs(demo_paths())[0]
+    realworld = Path(__file__).resolve().parent.parent / "realworld"
+    for path in sorted(realworld.rglob("*.yaml")):
+        try:
+            objects += load_inputs([str(path)])[0]
+        except DrasimError:  # files that cannot be read are no templates to copy
+            continue
+    assert sum(1 for o in objects if getattr(getattr(o, "spec", None), "spec", None) is not None) > 30
     for obj in objects:
         spec = getattr(getattr(obj, "spec", None), "spec", None)
         if spec is None:
             continue
-        mine, theirs = rc._deep_copy(spec), copy.deepcopy(spec)
-        assert mine == theirs and msgspec.json.encode(mine) == msgspec.json.encode(theirs)
-        assert mine is not spec
+        theirs = copy.deepcopy(spec)
+        for mine in (rc._deep_copy(spec), rc.copy_from_template(spec)):
+            assert mine == theirs and _json(mine) == _json(theirs)
+            assert mine is not spec
+
+
+def _json(value: Any) -> bytes:
+    return msgspec.json.encode(value, enc_hook=quantity_enc_hook)
