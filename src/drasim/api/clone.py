@@ -11,7 +11,7 @@ import msgspec
 
 from drasim.api.quantity import quantity_dec_hook, quantity_enc_hook
 
-__all__ = ["clone_objects"]
+__all__ = ["clone", "clone_objects"]
 
 _encoder = msgspec.msgpack.Encoder(enc_hook=quantity_enc_hook)
 _decoders: dict[type, msgspec.msgpack.Decoder[Any]] = {}
@@ -19,14 +19,15 @@ _decoders: dict[type, msgspec.msgpack.Decoder[Any]] = {}
 
 def clone_objects(objects: Iterable[Any]) -> list[Any]:
     """Independent copies of `objects` (msgspec structs through msgpack; anything else deep-copied)."""
-    out: list[Any] = []
-    for obj in objects:
-        cls = type(obj)
-        if not isinstance(obj, msgspec.Struct):
-            out.append(copy.deepcopy(obj))
-            continue
-        decoder = _decoders.get(cls)
-        if decoder is None:
-            decoder = _decoders[cls] = msgspec.msgpack.Decoder(cls, dec_hook=quantity_dec_hook)
-        out.append(decoder.decode(_encoder.encode(obj)))
-    return out
+    return [clone(obj) for obj in objects]
+
+
+def clone(obj: Any) -> Any:
+    """An independent copy of `obj` (a msgspec struct through msgpack; anything else deep-copied)."""
+    if not isinstance(obj, msgspec.Struct):
+        return copy.deepcopy(obj)
+    cls = type(obj)
+    decoder = _decoders.get(cls)
+    if decoder is None:
+        decoder = _decoders[cls] = msgspec.msgpack.Decoder(cls, dec_hook=quantity_dec_hook)
+    return decoder.decode(_encoder.encode(obj))

@@ -24,9 +24,10 @@ from typing import Any
 
 import msgspec
 
+from drasim.api.clone import clone
 from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
 from drasim.api.meta import ObjectMeta, OwnerReference
-from drasim.api.quantity import Quantity, quantity_dec_hook, quantity_enc_hook
+from drasim.api.quantity import Quantity
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate
 from drasim.cluster.state import ClusterState, Key
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
@@ -305,21 +306,8 @@ def copy_from_template(value: Any) -> Any:
     if not FAST_COPY:
         return copy.deepcopy(value)
     if isinstance(value, msgspec.Struct):
-        return _struct_copy(value)
+        return clone(value)  # C speed, ~5x the struct walk below
     return _deep_copy(value)
-
-
-_PACK = msgspec.msgpack.Encoder(enc_hook=quantity_enc_hook)
-_UNPACKERS: dict[type, msgspec.msgpack.Decoder[Any]] = {}
-
-
-def _struct_copy(value: msgspec.Struct) -> Any:
-    """A struct copied through its msgpack form (C speed; the form round-trips every API type: tested)."""
-    kind = type(value)
-    unpack = _UNPACKERS.get(kind)
-    if unpack is None:
-        unpack = _UNPACKERS[kind] = msgspec.msgpack.Decoder(kind, dec_hook=quantity_dec_hook)
-    return unpack.decode(_PACK.encode(value))
 
 
 # Immutable values a copy can share (copy.deepcopy returns the very object, or an equal immutable one).
