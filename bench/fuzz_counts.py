@@ -21,13 +21,16 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 200
     config = settings(max_examples=n, deadline=None, database=None,
                       suppress_health_check=list(HealthCheck))
-    for command in sorted(COMMANDS):
+    def fuzz(command: str) -> None:
         @config
         @given(mutated_manifest())
-        def one(case: tuple[bytes, str, str], command: str = command) -> None:
+        def one(case: tuple[bytes, str, str]) -> None:
             run(command, case[0], case[1])
 
         one()
+
+    for command in sorted(COMMANDS):
+        fuzz(command)
 
     @config
     @given(mutated_manifest(corpus=SCENARIOS))

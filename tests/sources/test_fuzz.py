@@ -81,3 +81,15 @@ def test_fleet_options(nodes: list[str], gpus: str | None) -> None:
 def test_every_reading_command_is_fuzzed() -> None:
     assert set(COMMANDS) >= {"validate", "lint", "simulate", "explain", "taint dry-run", "capacity", "doctor"}
     assert Path(__file__).name == "test_fuzz.py"
+
+
+def test_found_by_the_fuzz_a_malformed_expect_block(tmp_path: Path) -> None:
+    """`allocate --check` met `claims: {name: null}` in `expect` with a TypeError: now refused on reading."""
+    source = sorted(SCENARIOS)[0]
+    text = source.read_text().replace("expect:\n", "expect:\n- {status: allocated, claims: {x: null}}\n", 1)
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    assert run("allocate", text.encode(), ".yaml", lambda f, d: ["allocate", "--check", str(f)]) == "rejected"
+    with pytest.raises(InputError, match=r"expect\[0\]\.claims\.x: expected array, got null"):
+        from drasim.sources.scenario import load_scenario
+        load_scenario(str(path))

@@ -67,6 +67,15 @@ class Step(Strict):
     commit: bool = True
 
 
+class Expectation(Strict):
+    """One `expect` entry (tests/conformance/README.md §2): checked when the file is read, so `--check` never
+    meets a malformed one."""
+
+    status: Literal["allocated", "unsatisfiable", "error"]
+    claims: dict[str, list[str]] | None = None
+    error_contains: str | None = None
+
+
 class _File(Strict):
     """The top level of a scenario file as written (unknown keys are errors)."""
 
@@ -79,7 +88,7 @@ class _File(Strict):
     allocator: AllocatorVariant | None = None
     apply_defaults: bool = True
     allocated_state: AllocatedState = msgspec.field(default_factory=AllocatedState)
-    expect: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    expect: list[Expectation] = msgspec.field(default_factory=list)
     objects: list[Any] = msgspec.field(default_factory=list)
     annotations: dict[str, Any] = msgspec.field(default_factory=dict)
 
@@ -147,7 +156,7 @@ def parse_scenario(data: Any, *, source: str) -> Scenario:
         allocator=raw.allocator,
         apply_defaults=raw.apply_defaults,
         allocated_state=raw.allocated_state,
-        expect=raw.expect,
+        expect=[msgspec.to_builtins(e) for e in raw.expect],
         objects=decoded.objects,
         annotations=raw.annotations,
         source=source,
