@@ -63,3 +63,15 @@ def test_dask_local_cluster_gives_the_same_bytes() -> None:
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         from drasim.sweep import run_dask
         assert run_dask(spec, cluster.scheduler_address).csv() == local
+
+
+def test_workloads_go_through_admission(tmp_path: Path) -> None:
+    """A workload object the API server would reject fails the point, naming its file and object (as every
+    command's inputs do), instead of being simulated."""
+    spec = load_sweep(SPEC)
+    data = payload(spec, spec.points()[2])
+    name, text = data["workloads"][0]
+    data["workloads"] = [(name, text.replace("name: inference", "name: Inference_Bad", 1))]
+    with pytest.raises(InputError, match="would reject it") as err:
+        run_point(data)
+    assert err.value.source == name and "Inference_Bad" in (err.value.obj or "")

@@ -6,6 +6,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
+from drasim.api.admission import Submitted, admit
 from drasim.api.core import Deployment, ReplicaSet, StatefulSet
 from drasim.api.profile import profile_for
 from drasim.cluster import ClusterState
@@ -51,13 +52,25 @@ def run_point(data: dict[str, Any]) -> dict[str, Any]:
     specs = [replace(parse_node_spec(f"{nodes}:1", gpus_per_node=data["gpus"]), count=count)
              for nodes, count in data["fleet"] if count > 0]
     objects: list[Any] = list(generate_fleet(specs, seed=data["seed"]).objects) if specs else []
-    workload_objects: list[Any] = []
+    profile = profile_for(data["version"])
+    submitted: list[Submitted] = []
+    unserved: list[tuple[str, str, str, str]] = []
     timelines = []
     for name, text in data["workloads"]:
-        workload_objects += load_bytes(text.encode(), source=name).objects
+        decoded = load_bytes(text.encode(), source=name)
+        submitted += [Submitted(o, name, v) for o, v in zip(decoded.objects, decoded.api_versions, strict=True)]
+        unserved += [(name, *u) for u in decoded.unserved]
         if "Timeline" in text:
             found = find_timelines(parse_yaml(text, source=name), source=name)
             timelines += [resolve_files(t, _no_files) for t in found]
+    # The workloads go through the API server's admission of the point's release, as every command's inputs.
+    admission = admit(submitted, profile, unserved=unserved, owned=True)
+    rejected = admission.errors()
+    if rejected:
+        source, finding = rejected[0]
+        raise InputError(f"the API server of {profile.describe()} would reject it: {finding}",
+                         source=source, obj=finding.obj or None)
+    workload_objects: list[Any] = list(admission.objects)
     wanted = dict(data["replicas"])
     for obj in workload_objects:
         if isinstance(obj, Deployment | ReplicaSet | StatefulSet) and obj.metadata.name in wanted:
@@ -69,7 +82,7 @@ def run_point(data: dict[str, Any]) -> dict[str, Any]:
         workload_objects.reverse()
     elif data["order"] == "shuffled":
         random.Random(data["seed"]).shuffle(workload_objects)
-    options = SimulationOptions.for_profile(profile_for(data["version"]), seed=data["seed"],
+    options = SimulationOptions.for_profile(profile, seed=data["seed"],
                                             horizon=parse_duration(data["horizon"]))
     result = simulate([*objects, *workload_objects], timelines, options, owned=True)
     lines = pod_lines(result)
