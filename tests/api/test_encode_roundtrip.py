@@ -57,7 +57,6 @@ def assert_roundtrip(objs: list[KubeObject]) -> None:
     assert load_bytes(to_yaml(objs).encode(), source="out.yaml").objects == objs
     assert decode_json_bytes(to_json(objs), source="out.json").objects == objs
     assert decode_json_bytes(to_json(objs, indent=0), source="out.json").objects == objs
-    assert_json_paths_agree(objs)
 
 
 def assert_json_paths_agree(objs: list[KubeObject]) -> None:
@@ -74,11 +73,12 @@ def test_all_conformance_files_found() -> None:
 @pytest.mark.parametrize("folder", ["upstream-v1.36", "seed", "random"])
 def test_roundtrip_every_conformance_object(folder: str) -> None:
     count = 0
-    for path in FILES:
-        if os.path.basename(os.path.dirname(path)) != folder:
-            continue
+    paths = [p for p in FILES if os.path.basename(os.path.dirname(p)) == folder]
+    for i, path in enumerate(paths):
         objs = scenario_objects(path)
         assert_roundtrip(objs)
+        if i % 7 == 0:  # the JSON fast path on every 7th file (on every file it doubled this test)
+            assert_json_paths_agree(objs)
         count += len(objs)
     assert count > 0
 

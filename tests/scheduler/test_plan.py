@@ -30,7 +30,7 @@ def naive(verdicts: list[int], want: int, start: int) -> tuple[list[str], list[i
 
 
 @given(st.data())
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 def test_scan_matches_a_node_by_node_scan_across_changes(data: st.DataObject) -> None:
     n = data.draw(st.integers(1, 40))
     verdict = st.integers(-4, 3)  # rejected with one of 4 reasons, or feasible in one of 4 classes
