@@ -96,14 +96,12 @@ def test_wide_shows_plugin_scores_and_events() -> None:
 def test_event_names_take_the_first_free_stamp(events: list[tuple[str, int]]) -> None:
     """Event names are `<object>.<hex stamp>`, bumping the stamp past taken names, as one linear probe does."""
     seen_naive: set[str] = set()
-    seen: set[str] = set()
     skip: dict[tuple[str, int], int] = {}
     for obj, stamp in events:
         naive = stamp
         while f"{obj}.{naive:x}" in seen_naive:
             naive += 1
         seen_naive.add(f"{obj}.{naive:x}")
-        got = _free_stamp(skip, seen, obj, stamp)
-        seen.add(f"{obj}.{got:x}")
+        got = _free_stamp(skip, obj, stamp)
         skip[(obj, got)] = got + 1
         assert got == naive

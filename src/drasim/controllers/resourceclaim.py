@@ -19,15 +19,11 @@ import hashlib
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
-
-import msgspec
 
 from drasim.api.clone import clone
 from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
 from drasim.api.meta import ObjectMeta, OwnerReference
-from drasim.api.quantity import Quantity
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate
 from drasim.cluster.state import ClusterState, Key
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
@@ -59,7 +55,7 @@ GENERATE_NAME_MAX = 57
 # The characters apimachinery's random suffixes are drawn from.
 SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _TERMINAL = ("Succeeded", "Failed")
-# Copy template specs with `_deep_copy` (False: copy.deepcopy, to prove both give the same claims).
+# Copy template specs with `api.clone` (False: copy.deepcopy, to prove both give the same claims).
 FAST_COPY = True
 
 
@@ -303,38 +299,7 @@ def _new_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, template:
 
 def copy_from_template(value: Any) -> Any:
     """A deep copy of a template's part for a new object (claims here, pods in sim.workloads)."""
-    if not FAST_COPY:
-        return copy.deepcopy(value)
-    if isinstance(value, msgspec.Struct):
-        return clone(value)  # C speed, ~5x the struct walk below
-    return _deep_copy(value)
-
-
-# Immutable values a copy can share (copy.deepcopy returns the very object, or an equal immutable one).
-_ATOMIC = frozenset({str, int, float, bool, type(None), bytes, Quantity, datetime})
-
-
-def _deep_copy(value: Any) -> Any:
-    """copy.deepcopy for decoded API objects (structs, lists, dicts, immutable scalars), several times faster.
-
-    Unlike deepcopy it does not keep two references to one sub-object shared in the copy; decoded objects
-    have none (anything else falls back to copy.deepcopy).
-    """
-    kind = type(value)
-    if kind in _ATOMIC:
-        return value
-    if kind is list:
-        return [_deep_copy(v) for v in value]
-    if kind is dict:
-        return {k: _deep_copy(v) for k, v in value.items()}
-    if isinstance(value, msgspec.Struct) and not value.__struct_config__.frozen:
-        out = copy.copy(value)  # a shallow copy, then every mutable field replaced by its copy
-        for name in value.__struct_fields__:
-            field_value = getattr(value, name)
-            if type(field_value) not in _ATOMIC:
-                setattr(out, name, _deep_copy(field_value))
-        return out
-    return copy.deepcopy(value)
+    return clone(value) if FAST_COPY else copy.deepcopy(value)  # clone: msgpack, C speed
 
 
 def _record_statuses(pod: Pod, recorded: dict[str, str]) -> None:

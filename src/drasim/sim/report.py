@@ -263,14 +263,12 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     for pod in [*result.evicted, *result.state.pods.values()]:
         uids[("Pod", pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
     out: list[dict[str, object]] = []
-    seen: set[str] = set()
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     for line in cluster_events(result):
-        stamp = _free_stamp(skip, seen, line.name, int(line.first.timestamp() * 1_000_000_000))
+        stamp = _free_stamp(skip, line.name, int(line.first.timestamp() * 1_000_000_000))
         name = f"{line.name}.{stamp:x}"
-        seen.add(name)
         skip[(line.name, stamp)] = stamp + 1
         involved: dict[str, str] = {"apiVersion": "v1" if line.kind in ("Pod", "Node") else "", "kind": line.kind,
                                     "name": line.name}
@@ -292,17 +290,13 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     return out
 
 
-def _free_stamp(skip: dict[tuple[str, int], int], seen: set[str], obj: str, stamp: int) -> int:
-    """The first stamp from `stamp` on whose event name `obj.<hex stamp>` is not taken yet."""
+def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
+    """The first stamp from `stamp` on whose event name `obj.<hex stamp>` is not taken yet. Names of
+    different objects never collide (the hex stamp follows the last dot), so taken stamps are per object."""
     path = []
-    while True:
-        nxt = skip.get((obj, stamp))
-        if nxt is None:
-            if f"{obj}.{stamp:x}" not in seen:
-                break
-            nxt = stamp + 1  # taken by another object's event name
+    while (obj, stamp) in skip:
         path.append(stamp)
-        stamp = nxt
+        stamp = skip[(obj, stamp)]
     for s in path:
         skip[(obj, s)] = stamp
     return stamp
