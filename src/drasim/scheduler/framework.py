@@ -22,7 +22,8 @@
 #
 # Speed. Per node and "plan" (the pods that read nodes the same way: same static filters, requests, claim
 # shapes and spread selector, i.e. replicas) the Filter verdict and raw scores are cached until the node
-# changes (its pods, or allocations in its pools); scores are computed per class of equal inputs.
+# changes (its pods, or allocations in its pools), in a Plan (plan.py) whose sampled scan works on sorted
+# positions; scores are computed per class of equal inputs (ranking.py).
 # DynamicResources groups nodes by signature (grouping.py).
 
 from __future__ import annotations
