@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT / "tests" / "budget"))
 from budget_cases import write_manifests, write_scenario  # noqa: E402
 
 from common import report  # noqa: E402
-from drasim.allocator.search import FILTER_BUDGET_STEPS, FILTER_TIMEOUT_SECONDS  # noqa: E402
+from drasim.allocator.budget import FILTER_BUDGET_STEPS, FILTER_TIMEOUT_SECONDS  # noqa: E402
 
 # The proof switched off, to show the budget alone on the very case the issue names.
-NO_PROOF = ("import sys, drasim.allocator.search as s; s.PROOF_AFTER_STEPS = -1; "
+NO_PROOF = ("import sys, drasim.allocator.budget as s; s.PROOF_AFTER_STEPS = -1; "
             "from drasim.cli.main import main; sys.argv[0] = 'drasim'; main()")
 
 

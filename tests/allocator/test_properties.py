@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator import AllocatedState, Allocator, DeviceID, Features
-from drasim.allocator.search import tolerates
+from drasim.allocator.checks import tolerates
 from drasim.api.core import Node
 from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import quantity_dec_hook, quantity_enc_hook

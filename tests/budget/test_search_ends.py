@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator import AllocatedState, Allocator, Features
-from drasim.allocator import search as search_mod
+from drasim.allocator import budget as budget_mod
+from drasim.allocator.budget import FILTER_BUDGET_STEPS, PROOF_AFTER_STEPS, deadline_message
 from drasim.allocator.errors import DeadlineExceeded
-from drasim.allocator.search import FILTER_BUDGET_STEPS, PROOF_AFTER_STEPS, deadline_message
 from drasim.cli.scenarios import load_scenario_input
 from drasim.cluster.state import ClusterState
 from drasim.explain import explain_pod
@@ -162,7 +162,7 @@ def test_proof_changes_no_answer_on_the_generated_cases(tmp_path: Path, monkeypa
     for claims, devices, kw in [(5, 4, {}), (6, 5, {}), (6, 6, {"slots": 5}), (5, 6, {"pair": True})]:
         sc, _ = load_scenario_input(str(write_scenario(tmp_path / "s.yaml", claims, devices, **kw)))
         with_proof = run_scenario(sc, with_stats=True)["steps"][0]
-        monkeypatch.setattr(search_mod, "PROOF_AFTER_STEPS", -1)
+        monkeypatch.setattr(budget_mod, "PROOF_AFTER_STEPS", -1)
         without = run_scenario(sc, with_stats=True)["steps"][0]
         monkeypatch.undo()
         assert with_proof["status"] == without["status"] == "unsatisfiable"
@@ -254,14 +254,14 @@ def _answer(call: tuple, proof_at: int) -> tuple[object, ...]:
     slices, classes, claims, in_use, features = call
     state = AllocatedState(devices={DeviceID(DRIVER, "p", d) for d in in_use})
     alloc = Allocator(features, state, classes, SliceCache(slices), max_steps=None)
-    saved = search_mod.PROOF_AFTER_STEPS
-    search_mod.PROOF_AFTER_STEPS = proof_at
+    saved = budget_mod.PROOF_AFTER_STEPS
+    budget_mod.PROOF_AFTER_STEPS = proof_at
     try:
         results = alloc.allocate(Node(metadata=ObjectMeta(name="node-1")), claims)
     except AllocationError as err:
         return ("error", err.message)
     finally:
-        search_mod.PROOF_AFTER_STEPS = saved
+        budget_mod.PROOF_AFTER_STEPS = saved
     if results is None:
         return ("unsatisfiable", alloc.stats.proven)
     return ("allocated", [[(r.request, r.device) for r in res.devices.results] for res in results])

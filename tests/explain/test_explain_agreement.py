@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator import AllocationError, Allocator, Features
-from drasim.allocator.search import claim_ref
+from drasim.api.claims import claim_ref
 from drasim.api.decode import decode_documents
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.resource import ResourceClaim

@@ -15,16 +15,19 @@ from typing import Protocol
 import msgspec
 
 from drasim import releases
+from drasim.allocator import budget, checks
 from drasim.allocator import capacity as cap
-from drasim.allocator import checks
+from drasim.allocator.budget import FILTER_BUDGET_STEPS, deadline_message
 from drasim.allocator.cache import Candidate, Number, SliceCache
-from drasim.allocator.checks import Rejection, tolerates, untolerated_taint
+from drasim.allocator.checks import Rejection, untolerated_taint
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
 from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
 from drasim.allocator.features import Features
 from drasim.allocator.pools import Pool
 from drasim.allocator.state import AllocatedState, DeviceID
+from drasim.api.claims import claim_ref
 from drasim.api.core import Node
+from drasim.api.limits import ALLOCATION_RESULTS_MAX_SIZE
 from drasim.api.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasim.api.quantity import Quantity
 from drasim.api.resource import (
@@ -42,29 +45,6 @@ from drasim.api.resource import (
     ResourceClaim,
     ResourceSlice,
 )
-
-MAX_RESULTS = 32  # AllocationResultsMaxSize
-MAX_SUBREQUESTS = 8  # FirstAvailableDeviceRequestMaxSize
-
-# The scheduler stops every Filter call after DynamicResourcesArgs.filterTimeout (10 s; spec §4.1,
-# §5.3). drasim's deadline is a step count instead, so the same input always gives the same answer:
-# about 10 CPU-s of drasim's search on this project's reference machine (bench/bench_budget.py).
-FILTER_TIMEOUT_SECONDS = 10
-FILTER_BUDGET_STEPS = 3_000_000
-# A search still running after this many steps is checked once for a counting proof that it cannot
-# succeed (`_Run._cannot_fit`). Smaller searches keep upstream's exact step counts.
-PROOF_AFTER_STEPS = 1_000
-
-
-def budget_text(max_steps: int) -> str:
-    """What drasim's deterministic deadline is and stands for."""
-    return (f"drasim stops the search after {max_steps} steps, its stand-in for the scheduler's "
-            f"{FILTER_TIMEOUT_SECONDS}s filter timeout")
-
-
-def deadline_message(max_steps: int) -> str:
-    """Upstream's text for a cancelled search, plus what drasim's deterministic deadline stands for."""
-    return f"filter operation aborted: context deadline exceeded ({budget_text(max_steps)})"
 
 
 class _MaxExceeded(Exception):
@@ -86,18 +66,12 @@ class AllocateStats:
     proven: bool = False
 
 
-def claim_ref(claim: ResourceClaim) -> str:
-    """How upstream names a claim in errors: `namespace/name`, or `name` when the namespace is empty."""
-    ns = claim.metadata.namespace
-    return f"{ns}/{claim.metadata.name}" if ns else claim.metadata.name
-
-
 def taint_blocks(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
     """Whether an un-tolerated NoSchedule/NoExecute taint prevents allocating the device."""
     return untolerated_taint(device, tolerations) is not None
 
 
-__all__ = ["MAX_RESULTS", "AllocateStats", "Allocator", "SearchReporter", "claim_ref", "taint_blocks", "tolerates"]
+__all__ = ["AllocateStats", "Allocator", "SearchReporter", "taint_blocks"]
 
 
 class SearchReporter(Protocol):
@@ -253,8 +227,8 @@ class _Run:
         self.results: list[list[_Result]] = [[] for _ in claims]
         self.cands = candidates
         # The step at which `_checkpoint` runs next: the proof, then the deadline.
-        self.checkpoint = min(PROOF_AFTER_STEPS, alloc.max_steps) if alloc.max_steps is not None \
-            else PROOF_AFTER_STEPS
+        self.checkpoint = min(budget.PROOF_AFTER_STEPS, alloc.max_steps) if alloc.max_steps is not None \
+            else budget.PROOF_AFTER_STEPS
 
     # --- preparation ------------------------------------------------------------------------
 
@@ -365,9 +339,10 @@ class _Run:
                 self.requests[(ci, ri, si)] = self._prepare_request(ci, ri, si, claim, data)
                 fewest = data.num if fewest is None else min(fewest, data.num)
             min_devices += fewest or 0
-        if min_devices > MAX_RESULTS:
+        if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
             raise AllocationError(
-                f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit of {MAX_RESULTS}")
+                f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit of "
+                f"{ALLOCATION_RESULTS_MAX_SIZE}")
         self.constraints.append(self._claim_constraints(claim))
 
     def _claim_constraints(self, claim: ResourceClaim) -> list[Constraint]:
@@ -509,7 +484,7 @@ class _Run:
             return False
         if di >= data.num:
             return self._step(ci, ri + 1, 0, 0, False, 0)
-        if len(self.results[ci]) + data.num - di > MAX_RESULTS:
+        if len(self.results[ci]) + data.num - di > ALLOCATION_RESULTS_MAX_SIZE:
             raise _MaxExceeded
         if data.mode == "All":
             assert data.all_devices is not None
@@ -577,11 +552,11 @@ class _Run:
         return False
 
     def _checkpoint(self) -> None:
-        """The proof once the search has run `PROOF_AFTER_STEPS` steps; the deadline past `max_steps`."""
+        """The proof once the search has run `budget.PROOF_AFTER_STEPS` steps; the deadline past `max_steps`."""
         steps, limit = self.a.stats.steps, self.a.max_steps
         if limit is not None and steps > limit:
             raise DeadlineExceeded(deadline_message(limit))
-        if steps == PROOF_AFTER_STEPS and self._cannot_fit():
+        if steps == budget.PROOF_AFTER_STEPS and self._cannot_fit():
             raise _Unsatisfiable
         self.checkpoint = limit + 1 if limit is not None else 1 << 62
 

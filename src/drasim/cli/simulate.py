@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from drasim.allocator.search import FILTER_BUDGET_STEPS, budget_text
+from drasim.allocator.budget import FILTER_BUDGET_STEPS, budget_text
 from drasim.api.encode import encode_object, json_list, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity

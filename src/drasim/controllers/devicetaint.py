@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from drasim import releases
-from drasim.allocator.search import tolerates
+from drasim.allocator.checks import tolerates
 from drasim.allocator.state import DeviceID
 from drasim.api.core import Pod
 from drasim.api.meta import Condition

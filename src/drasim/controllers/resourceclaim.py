@@ -23,6 +23,7 @@ from typing import Any
 
 from drasim.api.clone import clone
 from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
+from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import ObjectMeta, OwnerReference
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate
 from drasim.cluster.state import ClusterState, Key
@@ -49,7 +50,6 @@ __all__ = [
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 FINALIZER = "resource.kubernetes.io/delete-protection"
-MAX_RESERVED_FOR = 256
 # generateName is kept this short so that name + 5 random characters fit a 63-character label.
 GENERATE_NAME_MAX = 57
 # The characters apimachinery's random suffixes are drawn from.

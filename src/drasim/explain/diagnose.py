@@ -9,11 +9,12 @@ from dataclasses import asdict, dataclass, field
 import msgspec
 
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
+from drasim.allocator.budget import FILTER_BUDGET_STEPS
 from drasim.allocator.cache import Candidate, NodeView, SliceCache
 from drasim.allocator.checks import REASON_ORDER, Rejection, untolerated_taint
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
 from drasim.allocator.pools import Pool, slice_relevant
-from drasim.allocator.search import FILTER_BUDGET_STEPS, claim_ref
+from drasim.api.claims import claim_ref
 from drasim.api.core import Node, Pod
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference

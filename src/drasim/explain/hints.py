@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from drasim.allocator.constraints import lookup_attribute
-from drasim.allocator.search import claim_ref
+from drasim.api.claims import claim_ref
 from drasim.api.core import Pod
 from drasim.api.resource import Device, ResourceClaim
 from drasim.cluster.state import ClusterState

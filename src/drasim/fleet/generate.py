@@ -13,15 +13,14 @@ from typing import TypeVar
 from drasim.api import core
 from drasim.api import resource as r
 from drasim.api.kinds import KubeObject
-from drasim.api.meta import ObjectMeta
-from drasim.api.quantity import BINARY_SI, Quantity
-from drasim.api.validate import (
+from drasim.api.limits import (
     RESOURCE_SLICE_MAX_COUNTER_SETS,
     RESOURCE_SLICE_MAX_DEVICES,
     RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
-    is_dns1123_subdomain,
-    is_valid_label_value,
 )
+from drasim.api.meta import ObjectMeta
+from drasim.api.quantity import BINARY_SI, Quantity
+from drasim.api.validate import is_dns1123_subdomain, is_valid_label_value
 from drasim.errors import InputError
 from drasim.fleet.catalog import Catalog, GpuModel, MigProfile, load_catalog
 

@@ -10,7 +10,7 @@ from typing import Any
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, Features, NodeLocalError
 from drasim.allocator.cache import SliceCache
 from drasim.allocator.celmatch import SelectorMemo
-from drasim.allocator.search import claim_ref
+from drasim.api.claims import claim_ref
 from drasim.api.core import Node
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta

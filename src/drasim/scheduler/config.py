@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drasim.allocator.search import FILTER_BUDGET_STEPS
+from drasim.allocator.budget import FILTER_BUDGET_STEPS
 
 
 @dataclass(frozen=True)

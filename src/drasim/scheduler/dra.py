@@ -8,10 +8,11 @@ from datetime import datetime
 
 from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
+from drasim.allocator.budget import FILTER_BUDGET_STEPS
 from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
 from drasim.allocator.pools import Pool
-from drasim.allocator.search import FILTER_BUDGET_STEPS, claim_ref
+from drasim.api.claims import claim_ref
 from drasim.api.core import ContainerExtendedResourceRequest, Node, Pod
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
@@ -35,7 +36,6 @@ PLUGIN = "DynamicResources"
 FINALIZER = "resource.kubernetes.io/delete-protection"
 EXTENDED_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 SPECIAL_NAME = "<extended-resources>"
-MAX_RESERVED_FOR = 256
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's random name suffix characters
 MAX_GENERATED_NAME = 58  # 63 minus the 5 random characters
 

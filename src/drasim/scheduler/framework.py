@@ -40,6 +40,7 @@ import msgspec
 from drasim import releases
 from drasim.allocator import AllocatedState
 from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
+from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import (
     AllocationResult,
@@ -58,7 +59,6 @@ from drasim.scheduler.config import SchedulerConfig
 from drasim.scheduler.dra import (
     EXTENDED_ANNOTATION,
     FINALIZER,
-    MAX_RESERVED_FOR,
     PLUGIN,
     REASON_CANNOT_ALLOCATE,
     REASON_CANNOT_FIT,

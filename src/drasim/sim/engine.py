@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from drasim.allocator import Features
-from drasim.allocator.search import FILTER_BUDGET_STEPS
+from drasim.allocator.budget import FILTER_BUDGET_STEPS
 from drasim.allocator.versions import allocator_features
 from drasim.api.clone import clone_objects
 from drasim.api.core import Pod
