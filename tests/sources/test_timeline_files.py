@@ -111,3 +111,22 @@ def test_subfolder_is_fine_and_cli_names_the_place(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["simulate", "-f", str(path)])
     assert isinstance(result.exception, InputError)
     assert str(result.exception).startswith(f"{path}: Timeline/maintenance: spec.events[1].file: file ")
+
+
+def test_inputs_are_read_once_and_a_timeline_is_named_by_its_document(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # The loader sets Timelines aside while it decodes the objects (issue 14: read once, not twice); a bad
+    # one in a stream is named by its position, as every other document that does not decode.
+    import drasim.sources.files as files
+
+    path = tmp_path / "all.yaml"
+    path.write_text(RULE + "---\n" + timeline("missing.yaml").replace("action: delete", "action: explode"))
+    reads: list[str] = []
+    real = files.read_input
+    monkeypatch.setattr(files, "read_input", lambda p: reads.append(p) or real(p))
+    inputs = read_inputs([str(path)], profile_for("1.36"), timelines=True)
+    assert reads == [str(path)]
+    assert [o.metadata.name for o in inputs.objects] == ["drain"] and inputs.timelines == []
+    (err,) = inputs.unreadable
+    assert err.source == str(path) and err.obj == "document 2 Timeline/maintenance"
+    assert err.path == "spec.events[0].action"

@@ -44,6 +44,9 @@ class DecodeResult:
     # file, document and field path, and the next one is read, as `kubectl apply` goes on past a bad object.
     # Without it the first one is raised.
     errors: list[InputError] = field(default_factory=list)
+    # drasim's own documents (apiVersion drasim.dev/*: Timeline, ClusterInfo), raw, with where they stand in the
+    # stream (`document 2`, or None): the commands that use them take them from here, so input is read once.
+    own: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
     keep_going: bool = False
 
     def extend(self, other: DecodeResult) -> None:
@@ -52,6 +55,7 @@ class DecodeResult:
         self.api_versions.extend(other.api_versions)
         self.unserved.extend(other.unserved)
         self.errors.extend(other.errors)
+        self.own.extend(other.own)
 
     def append(self, obj: KubeObject, api_version: str) -> None:
         self.objects.append(obj)
@@ -146,12 +150,13 @@ def _decode_all(result: DecodeResult, docs: list[Any], *, source: str, label: st
             where: str | None = f"{label}[{i}]"
         else:
             where = f"document {i + 1}" if len(docs) > 1 and not named else None
-        failed = len(result.errors)
+        failed, owned = len(result.errors), len(result.own)
         _decode_into(result, doc, source=source, where=where)
         if len(docs) > 1 and label is None:
             for err in result.errors[failed:]:  # name the document of a stream even when the object has a name
                 if not (err.obj or "").startswith("document "):
                     err.obj = _join(f"document {i + 1}", err.obj or "")
+            result.own[owned:] = [(f"document {i + 1}", d) for _, d in result.own[owned:]]
 
 
 def _decode_into(result: DecodeResult, doc: Any, *, source: str, where: str | None) -> None:
@@ -175,6 +180,8 @@ def _decode_doc(result: DecodeResult, doc: Any, *, source: str, where: str | Non
         obj = decode_object(doc, source=source, warnings=result.warnings, where=where, unserved=result.unserved)
         if obj is not None:
             result.append(obj, doc["apiVersion"])
+        elif str(doc.get("apiVersion")).startswith(DRASIM_GROUP + "/"):
+            result.own.append((where, doc))
         return
     items = doc.get("items")
     if items is None:

@@ -1,7 +1,7 @@
 """Timelines: changes to a simulated cluster at simulated times, and pods that finish after a run time.
 
-A timeline is a document that may sit in any input file (the object decoder skips it as an unknown kind;
-`find_timelines` picks it out of the raw documents):
+A timeline is a document that may sit in any input file (the object decoder sets drasim's own documents
+aside, `DecodeResult.own`; `parse_timeline` reads one, `find_timelines` picks them out of raw documents):
 
     apiVersion: drasim.dev/v1alpha1
     kind: Timeline
@@ -44,7 +44,6 @@ long after it was first seen bound to a node (`RunTracker`).
 from __future__ import annotations
 
 import copy
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -401,15 +400,13 @@ def _decode(data: Any, path: str, source: str, obj: str, fail: Callable[..., Inp
 
 
 def resolve_files(timeline: Timeline, load: Callable[[str], Sequence[KubeObject] | Apply]) -> Timeline:
-    """A copy whose `file:` applies carry the objects `load(path)` returns (a sequence, or an `Apply` with
-    their apiVersions); `path` is joined to the directory of the timeline's own file (the edge that owns file
-    access passes e.g. `lambda p: load_paths([p]).objects`)."""
-    base = os.path.dirname(timeline.source) if timeline.source not in ("", "-") else ""
+    """A copy whose `file:` applies carry the objects `load(file)` returns (a sequence, or an `Apply` with
+    their apiVersions). `file` is passed as written: the edge that owns file access resolves it against the
+    Timeline's own folder (`sources.inputs`)."""
     events = []
     for ev in timeline.events:
         if isinstance(ev.action, Apply) and ev.action.file is not None and not ev.action.objects:
-            path = os.path.join(base, ev.action.file)
-            loaded = load(path)
+            loaded = load(ev.action.file)
             action = replace(loaded, file=ev.action.file) if isinstance(loaded, Apply) else \
                 Apply(objects=tuple(loaded), file=ev.action.file)
             ev = replace(ev, action=action)

@@ -43,6 +43,8 @@ class LoadResult:
     unserved: list[tuple[str, str, str, str]] = field(default_factory=list)  # (source, ref, apiVersion, kind)
     # Documents that could not be read (`keep_going`): each names its file, document and field path.
     errors: list[InputError] = field(default_factory=list)
+    # drasim's own documents (Timeline, ClusterInfo): (source, where in it, raw document), in the order read.
+    own: list[tuple[str, str | None, dict[str, Any]]] = field(default_factory=list)
 
     def add(self, result: DecodeResult, source: str) -> None:
         self.objects.extend(result.objects)
@@ -51,6 +53,7 @@ class LoadResult:
         self.api_versions.extend(result.api_versions)
         self.unserved.extend((source, *u) for u in result.unserved)
         self.errors.extend(result.errors)
+        self.own.extend((source, where, doc) for where, doc in result.own)
 
 
 @dataclass

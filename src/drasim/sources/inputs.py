@@ -17,12 +17,9 @@ from drasim.errors import InputError
 from drasim.sim.timeline import Apply, Timeline, is_timeline, parse_timeline, resolve_files
 from drasim.sources.files import (
     LoadResult,
-    decode_text,
     input_files,
     load_bytes,
     load_paths,
-    parse_yaml,
-    read_input,
     read_stream,
 )
 
@@ -113,7 +110,7 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     live = [Submitted(o, cluster.source, live=True) for o in cluster.objects] if cluster is not None else []
     if cluster is not None:
         loaded.warnings[:0] = cluster.warnings
-    found = _timelines(paths, stdin_bytes, loaded.errors) if timelines else []
+    found = _timelines(loaded) if timelines else []
     admission = admit_loaded(loaded, profile, check_versions=check_versions, live=live)
     if found and namespace is not None:
         for timeline in found:  # a Timeline's objects are applied with the same -n
@@ -140,36 +137,20 @@ def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str
                              "this operation.", source=source, obj=object_ref(obj.KIND, meta))
 
 
-def _files(paths: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            out += input_files(path)[0]  # load_paths warns about the entries skipped
-        elif path != "-":
-            out.append(path)
-    return out
-
-
-def _timelines(paths: Sequence[str], stdin_bytes: bytes | None, errors: list[InputError]) -> list[Timeline]:
-    """Timeline documents in the inputs (the object loader skips them), with `file:` references loaded. A
-    Timeline that cannot be read is added to `errors` (like any other document) and left out."""
+def _timelines(loaded: LoadResult) -> list[Timeline]:
+    """The Timeline documents the loader set aside (drasim's own documents), with `file:` references loaded.
+    A Timeline that cannot be read is added to the load's errors (like any other document) and left out."""
     found: list[Timeline] = []
-    sources = [(path, read_input(path)) for path in _files(paths)]
-    if stdin_bytes is not None:
-        sources.append(("-", stdin_bytes))
-    for source, data in sources:
-        text = decode_text(data, source=source)
-        if "Timeline" not in text:
+    for source, where, doc in loaded.own:
+        if not is_timeline(doc):
             continue
-        # Syntax errors were recorded when the objects were read; the documents before one still count.
-        docs = [d for d in parse_yaml(text, source=source, syntax_errors=[]) if is_timeline(d)]
-        for i, doc in enumerate(docs):
-            try:
-                timeline = parse_timeline(doc, source=source, where=f"document {i + 1}" if len(docs) > 1 else None)
-                _check_timeline_files(timeline)
-                found.append(resolve_files(timeline, _load_apply))
-            except InputError as err:
-                errors.append(err)
+        try:
+            timeline = parse_timeline(doc, source=source, where=where)
+            _check_timeline_files(timeline)
+            base = _folder(timeline)
+            found.append(resolve_files(timeline, lambda name, base=base: _load_apply(os.path.join(base, name))))
+        except InputError as err:
+            loaded.errors.append(err)
     return found
 
 
@@ -184,7 +165,7 @@ def _check_timeline_files(timeline: Timeline) -> None:
     """Refuse a `file:` that resolves outside the folder of the Timeline naming it (`../`, an absolute path,
     a symbolic link out of it, or such a link inside a folder it names): a manifest from someone else must
     not make drasim read any file on the machine."""
-    base = os.path.dirname(timeline.source) if timeline.source not in ("", "-") else ""
+    base = _folder(timeline)
     root = os.path.realpath(base or ".")
     for ev in timeline.events:
         if not (isinstance(ev.action, Apply) and ev.action.file is not None and not ev.action.objects):
@@ -200,6 +181,11 @@ def _check_timeline_files(timeline: Timeline) -> None:
                 raise InputError(f"file {name!r} is outside {base or '.'!r}, the folder of this Timeline{what}: "
                                  "a Timeline applies only files in its own folder or below",
                                  source=timeline.source, obj=timeline.ref, path=f"{ev.path}.file")
+
+
+def _folder(timeline: Timeline) -> str:
+    """The folder a Timeline's `file:` names are relative to ("" for stdin: the working directory)."""
+    return os.path.dirname(timeline.source) if timeline.source not in ("", "-") else ""
 
 
 def _inside(root: str, real: str) -> bool:

@@ -14,9 +14,9 @@ from drasim.errors import InputError
 from drasim.fleet.generate import generate_fleet, parse_node_spec
 from drasim.sim.engine import SimulationOptions, simulate
 from drasim.sim.report import pod_lines
-from drasim.sim.timeline import find_timelines, parse_duration, resolve_files
+from drasim.sim.timeline import is_timeline, parse_duration, parse_timeline, resolve_files
 from drasim.sim.usage import idle_units
-from drasim.sources.files import load_bytes, parse_yaml
+from drasim.sources.files import load_bytes
 from drasim.sweep.spec import Sweep
 
 # Figures every point has; per workload `placed:NAME` and `first_choice:NAME` follow.
@@ -60,9 +60,8 @@ def run_point(data: dict[str, Any]) -> dict[str, Any]:
         decoded = load_bytes(text.encode(), source=name)
         submitted += [Submitted(o, name, v) for o, v in zip(decoded.objects, decoded.api_versions, strict=True)]
         unserved += [(name, *u) for u in decoded.unserved]
-        if "Timeline" in text:
-            found = find_timelines(parse_yaml(text, source=name), source=name)
-            timelines += [resolve_files(t, _no_files) for t in found]
+        timelines += [resolve_files(parse_timeline(doc, source=name, where=where), _no_files)
+                      for where, doc in decoded.own if is_timeline(doc)]
     # The workloads go through the API server's admission of the point's release, as every command's inputs.
     admission = admit(submitted, profile, unserved=unserved, owned=True)
     rejected = admission.errors()
