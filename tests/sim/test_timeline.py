@@ -103,17 +103,19 @@ def test_timeline_in_a_file_with_other_objects(tmp_path: Path) -> None:
     assert [t.name for t in found] == ["maintenance"]
 
 
-def test_resolve_files_relative_to_the_timeline(tmp_path: Path) -> None:
+def test_resolve_files_passes_the_file_as_written(tmp_path: Path) -> None:
+    # The simulation core reads no files: the edge's loader gets `file:` as written and resolves it
+    # (sources.inputs joins it to the Timeline's folder; tests/sources/test_timeline_files.py).
     (tmp_path / "more.yaml").write_text(yaml.safe_dump(RULE))
     t = parse(TIMELINE, source=str(tmp_path / "tl.yaml"))
     seen: list[str] = []
 
     def load(p: str) -> list[Any]:
         seen.append(p)
-        return list(load_paths([p]).objects)
+        return list(load_paths([str(tmp_path / p)]).objects)
 
     resolved = tl.resolve_files(t, load)
-    assert seen == [str(tmp_path / "more.yaml")]
+    assert seen == ["more.yaml"]
     action = resolved.events[1].action
     assert isinstance(action, tl.Apply) and action.file == "more.yaml" and len(action.objects) == 1
     assert isinstance(t.events[1].action, tl.Apply) and not t.events[1].action.objects  # original untouched
