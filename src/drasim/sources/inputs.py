@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 from drasim.api.admission import Admission, Submitted, admit
@@ -147,16 +148,16 @@ def _timelines(loaded: LoadResult) -> list[Timeline]:
         try:
             timeline = parse_timeline(doc, source=source, where=where)
             _check_timeline_files(timeline)
-            base = _folder(timeline)
-            found.append(resolve_files(timeline, lambda name, base=base: _load_apply(os.path.join(base, name))))
+            found.append(resolve_files(timeline, partial(_load_apply, _folder(timeline))))
         except InputError as err:
             loaded.errors.append(err)
     return found
 
 
-def _load_apply(path: str) -> Apply:
-    """The objects of a Timeline's `file:` (with their apiVersions and unserved documents, for admission)."""
-    loaded = load_paths([path])
+def _load_apply(folder: str, name: str) -> Apply:
+    """The objects of a Timeline's `file:` `name` in `folder` (with their apiVersions and unserved documents,
+    for admission)."""
+    loaded = load_paths([os.path.join(folder, name)])
     return Apply(objects=tuple(loaded.objects), api_versions=tuple(loaded.api_versions),
                  unserved=tuple(u[1:] for u in loaded.unserved))
 
