@@ -16,9 +16,10 @@ from drasim.api.resource import DeviceTaintRule
 from drasim.api.validate import check_pools, validate_objects
 from drasim.cli.scenarios import load_scenario_input
 from drasim.cluster import ClusterState
+from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.controllers.devicetaint import rule_impact, rule_status, selected_devices
 from drasim.demo import demo_paths
-from drasim.doctor.checks import ClusterSnapshot, diagnose
+from drasim.doctor.checks import diagnose
 from drasim.errors import InputError
 from drasim.explain import explain_claim, explain_pod
 from drasim.explain.render import to_dict

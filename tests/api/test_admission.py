@@ -14,7 +14,7 @@ from drasim.allocator.versions import allocator_features
 from drasim.api import resource as r
 from drasim.api.core import Pod
 from drasim.api.profile import GATES, RELEASES, SIMULATED, profile_for
-from drasim.doctor.checks import features_for
+from drasim.doctor.release import features_for
 from drasim.errors import DrasimError
 from drasim.lint.versions import LINT_VERSIONS, gate_on
 from drasim.sources.inputs import read_inputs

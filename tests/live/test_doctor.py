@@ -12,11 +12,15 @@ from pathlib import Path
 import pytest
 from apiserver import FakeApiServer, Route
 
+from drasim.api.profile import parse_minor
 from drasim.api.resource import ResourceSlice
 from drasim.cel import compile_selector, device_input
 from drasim.cli.doctor import make_console, render_table
 from drasim.cli.main import main
-from drasim.doctor.checks import ClusterSnapshot, DoctorReport, diagnose, features_for, parse_minor
+from drasim.cluster.snapshot import ClusterSnapshot
+from drasim.doctor.checks import diagnose
+from drasim.doctor.model import DoctorReport
+from drasim.doctor.release import features_for
 from drasim.sources.dump import write_dump
 from drasim.sources.files import load_bytes
 

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from drasim.api.kinds import KubeObject
 from drasim.cli.dump import dump
+from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.doctor import diagnose
-from drasim.doctor.checks import ClusterSnapshot
 from drasim.errors import InputError
 from drasim.sources import dump as dump_module
 from drasim.sources.dump import CLUSTER_INFO, read_dump, write_dump

@@ -121,6 +121,15 @@ def normalize_version(version: str, releases: tuple[str, ...] = SIMULATED) -> st
     return minor
 
 
+def parse_minor(version: str | None) -> str | None:
+    """`v1.33.2-eks-4c2b1a` -> `1.33`; None when there is no `MAJOR.MINOR` in it."""
+    if not version:
+        return None
+    m = _VERSION_RE.match(version.strip())
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+
 def parse_feature_gates(text: str) -> dict[str, bool]:
     """`DRAPartitionableDevices=true,DRAListTypeAttributes=false` (the components' --feature-gates) -> dict."""
     out: dict[str, bool] = {}

@@ -10,13 +10,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from drasim.api.profile import DEFAULT_VERSION, RELEASES, profile_for
+from drasim.api.profile import DEFAULT_VERSION, RELEASES, parse_minor, profile_for
 from drasim.cli.kube import cluster_options
 from drasim.cli.options import ReleaseProfile, demo_profile, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.reports import envelope, from_doctor
 from drasim.cli.textout import rich_console
-from drasim.doctor.checks import MAX_VALUES, AttributeInfo, ClusterSnapshot, DoctorReport, diagnose, parse_minor
+from drasim.cluster.snapshot import ClusterSnapshot
+from drasim.doctor.checks import diagnose
+from drasim.doctor.model import MAX_VALUES, AttributeInfo, DoctorReport
 
 __all__ = ["cluster_options", "doctor", "make_console", "render_table"]
 

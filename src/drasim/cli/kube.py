@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from drasim.api.profile import ReleaseProfile
     from drasim.cluster import ClusterState
-    from drasim.doctor.checks import ClusterSnapshot
+    from drasim.cluster.snapshot import ClusterSnapshot
     from drasim.sources.inputs import Inputs
 
 __all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "complete_type", "kube_options",
@@ -174,9 +174,8 @@ def parse_refs(words: Sequence[str]) -> list[ObjectRef]:
 def live_profile(profile: ReleaseProfile, snapshot: ClusterSnapshot) -> ReleaseProfile:
     """The profile of the cluster read: its release (unless --kubernetes-version was given) and, when it
     serves DeviceTaintRules, their gate on (unless --feature-gates sets it)."""
-    from drasim.api.profile import SIMULATED, profile_for
+    from drasim.api.profile import SIMULATED, parse_minor, profile_for
     from drasim.cli.options import demo_profile
-    from drasim.doctor.checks import parse_minor
 
     ctx = click.get_current_context(silent=True)
     source = ctx.get_parameter_source("kubernetes_version") if ctx is not None else None

@@ -16,7 +16,7 @@ from drasim.diagnostics import API_VERSION, Diagnostic, ObjectReference, Severit
 if TYPE_CHECKING:
     from drasim.api.profile import ReleaseProfile
     from drasim.api.validate import Finding
-    from drasim.doctor.checks import Finding as DoctorFinding
+    from drasim.doctor.model import Finding as DoctorFinding
     from drasim.explain import Explanation
     from drasim.lint import LintFinding
     from drasim.lint.rules import Rule

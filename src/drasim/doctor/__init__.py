@@ -1,5 +1,6 @@
 """`drasim doctor`: read-only health checks of a cluster's (or a dump's) DRA setup."""
 
-from drasim.doctor.checks import ClusterSnapshot, DoctorReport, Finding, diagnose
+from drasim.doctor.checks import diagnose
+from drasim.doctor.model import DoctorReport, Finding
 
-__all__ = ["ClusterSnapshot", "DoctorReport", "Finding", "diagnose"]
+__all__ = ["DoctorReport", "Finding", "diagnose"]

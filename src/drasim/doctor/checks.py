@@ -1,333 +1,33 @@
-"""The doctor's checks: a pure function from a cluster snapshot to findings and a DRA inventory."""
+"""`drasim doctor`'s checks: what a cluster (or a dump) publishes and asks for, in one read-only pass."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections import Counter
+from typing import Any
 
 from drasim.allocator.celmatch import SelectorMemo
 from drasim.api import core
 from drasim.api import resource as r
-from drasim.api.convert import CONVERTIBLE_VERSIONS
-from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
-from drasim.api.profile import GATES, RELEASES
-from drasim.api.quantity import Quantity
+from drasim.api.profile import parse_minor
 from drasim.cel import CelCompileError, CelRuntimeError, compile_selector
+from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.cluster.taintrules import rule_selects
+from drasim.doctor.inventory import drivers, pools
+from drasim.doctor.model import (
+    MAX_VALUES,
+    ClassInfo,
+    DoctorReport,
+    DriverInfo,
+    Finding,
+    PoolInfo,
+    TaintRuleInfo,
+    cel_string,
+)
+from drasim.doctor.release import check_api, check_version, features_for, minor_key
 
-__all__ = ["FEATURE_GATES", "AttributeInfo", "ClassInfo", "ClusterSnapshot", "DoctorReport", "DriverInfo",
-           "FeatureGate", "Finding", "PoolInfo", "Severity", "TaintRuleInfo", "diagnose", "features_for",
-           "parse_minor"]
-
-Severity = Literal["ok", "warn", "error"]
-
-# How many distinct values of one attribute the inventory lists before summarising.
-MAX_VALUES = 8
-
-# Gate maturity per release and what each gate is for: the release profile's table (api.profile).
-_RELEASES = RELEASES
-FEATURE_GATES: dict[str, tuple[tuple[str, ...], str]] = {name: (g.stages, g.about) for name, g in GATES.items()}
-
-_MATURITY_WORDS = {"A": "alpha", "B-": "beta", "B+": "beta", "GA": "GA", "GA*": "GA"}
-_VERSION_RE = re.compile(r"v?(\d+)\.(\d+)")
-# CEL words that cannot follow a `.`: such attribute names are written `["name"]`.
-_CEL_RESERVED = frozenset({"as", "break", "const", "continue", "else", "false", "for", "function", "if",
-                           "import", "in", "let", "loop", "package", "namespace", "null", "return", "true",
-                           "var", "void", "while"})
 _PRODUCT_NAMES = re.compile(r"product|model|type|family", re.IGNORECASE)
-
-
-# --- inputs and outputs ---------------------------------------------------------------------------
-
-@dataclass
-class ClusterSnapshot:
-    """What the doctor looks at: objects (decoded and converted to v1) and what the server said about itself.
-
-    `server_version` is the API server's gitVersion (`v1.36.1`), None when unknown (a directory of manifests).
-    `resource_versions` lists the resource.k8s.io versions served, in discovery order: empty when the group
-    is not served, None when unknown. `read_versions` maps each kind read to the apiVersion it was listed in.
-    """
-
-    objects: list[KubeObject] = field(default_factory=list)
-    server_version: str | None = None
-    resource_versions: tuple[str, ...] | None = None
-    read_versions: dict[str, str] = field(default_factory=dict)
-    feature_gates: dict[str, bool] = field(default_factory=dict)  # the cluster's --feature-gates, when known
-    source: str = ""
-    warnings: list[str] = field(default_factory=list)
-    # A dump read back: each object's file and apiVersion as written (parallel to `objects`), and documents
-    # the decoder could not read at all (source, ref, apiVersion, kind), for the admission every command runs.
-    sources: list[str] = field(default_factory=list)
-    api_versions: list[str] = field(default_factory=list)
-    unserved: list[tuple[str, str, str, str]] = field(default_factory=list)
-    # What admission said (`FILE: KIND/NS/NAME: PATH: MESSAGE`): objects it rejected (left out of `objects`)
-    # and its warnings (fields of disabled gates dropped, objects defined twice).
-    rejected: list[str] = field(default_factory=list)
-    admission_warnings: list[str] = field(default_factory=list)
-    admitted_as: str = ""  # the release profile admission assumed ("Kubernetes 1.36")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result: a stable `id` (what was checked), a severity, one sentence, and optional detail lines."""
-
-    id: str
-    severity: Severity
-    message: str
-    obj: str | None = None
-    details: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON shape of `drasim doctor -o json`."""
-        out: dict[str, Any] = {"id": self.id, "severity": self.severity, "message": self.message}
-        if self.obj:
-            out["object"] = self.obj
-        if self.details:
-            out["details"] = list(self.details)
-        return out
-
-
-@dataclass(frozen=True)
-class FeatureGate:
-    """A DRA feature gate as a release ships it by default."""
-
-    name: str
-    maturity: str  # alpha | beta | GA
-    enabled: bool
-    locked: bool
-    about: str
-
-
-@dataclass
-class AttributeInfo:
-    """One attribute (or capacity) name a driver publishes, with the values seen on its devices."""
-
-    domain: str
-    name: str
-    type: str  # string | int | bool | version | strings | ... | quantity (capacities)
-    devices: int = 0
-    values: list[str] = field(default_factory=list)  # distinct, first MAX_VALUES in sorted order
-    distinct: int = 0
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.domain}/{self.name}"
-
-    def cel(self, capacity: bool = False) -> str:
-        """A selector that picks devices with the first listed value (empty for list types)."""
-        if not self.values or self.type in ("ints", "bools", "strings", "versions"):
-            return ""
-        member = f'["{self.name}"]' if self.name in _CEL_RESERVED else f".{self.name}"
-        ref = f'device.{"capacity" if capacity else "attributes"}["{self.domain}"]{member}'
-        value = self.values[0]
-        if self.type == "string":
-            return f"{ref} == {_cel_string(value)}"
-        if self.type == "version":
-            return f'{ref} == semver("{value}")'
-        if self.type == "quantity":
-            return f'{ref}.compareTo(quantity("{value}")) >= 0'
-        return f"{ref} == {value}"
-
-    def to_json(self, capacity: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {"domain": self.domain, "name": self.name, "type": self.type,
-                               "devices": self.devices, "distinct": self.distinct, "values": self.values}
-        cel = self.cel(capacity)
-        if cel:
-            out["cel"] = cel
-        return out
-
-
-@dataclass
-class PoolInfo:
-    """One (driver, pool) across the cluster: the newest generation and whether all its slices are there."""
-
-    driver: str
-    name: str
-    generation: int
-    slices: int  # of the newest generation
-    expected: int  # resourceSliceCount declared by those slices
-    devices: int
-    scope: str  # "node NAME", "all nodes", "node selector", "per device"
-    stale_slices: int = 0  # of older generations, ignored by the scheduler
-    counts: tuple[int, ...] = ()  # distinct resourceSliceCount values in the newest generation
-
-    @property
-    def complete(self) -> bool:
-        return len(self.counts) <= 1 and self.slices == self.expected
-
-    def to_json(self) -> dict[str, Any]:
-        return {"driver": self.driver, "pool": self.name, "generation": self.generation, "slices": self.slices,
-                "resourceSliceCount": self.expected, "complete": self.complete, "devices": self.devices,
-                "scope": self.scope, "staleSlices": self.stale_slices}
-
-
-@dataclass
-class DriverInfo:
-    """Everything one driver publishes: pools, device count, nodes, attribute and capacity names."""
-
-    name: str
-    pools: list[PoolInfo] = field(default_factory=list)
-    devices: int = 0
-    nodes: int = 0
-    attributes: list[AttributeInfo] = field(default_factory=list)
-    capacities: list[AttributeInfo] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "devices": self.devices, "nodes": self.nodes,
-                "pools": [p.to_json() for p in self.pools],
-                "attributes": [a.to_json() for a in self.attributes],
-                "capacities": [c.to_json(capacity=True) for c in self.capacities]}
-
-
-@dataclass
-class ClassInfo:
-    """A DeviceClass and the published devices its selectors pick."""
-
-    name: str
-    devices: int = 0
-    drivers: list[str] = field(default_factory=list)
-    runtime_errors: int = 0
-    compile_error: str | None = None
-    extended_resource_name: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "devices": self.devices, "drivers": self.drivers}
-        if self.runtime_errors:
-            out["runtimeErrors"] = self.runtime_errors
-        if self.compile_error:
-            out["compileError"] = self.compile_error
-        if self.extended_resource_name:
-            out["extendedResourceName"] = self.extended_resource_name
-        return out
-
-
-@dataclass
-class TaintRuleInfo:
-    """A DeviceTaintRule: its selector, taint and how many published devices it matches."""
-
-    name: str
-    selector: str
-    taint: str
-    devices: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "selector": self.selector, "taint": self.taint, "devices": self.devices}
-
-
-@dataclass
-class DoctorReport:
-    """The result of `diagnose`: the server's profile, findings in check order, and the DRA inventory."""
-
-    source: str
-    server_version: str | None
-    minor: str | None
-    resource_versions: tuple[str, ...] | None
-    read_versions: dict[str, str]
-    features: list[FeatureGate]
-    findings: list[Finding]
-    drivers: list[DriverInfo]
-    classes: list[ClassInfo]
-    taint_rules: list[TaintRuleInfo]
-    objects: dict[str, int]
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "warn")
-
-    def to_json(self) -> dict[str, Any]:
-        """The whole report as JSON-ready builtins (the shape `drasim doctor -o json` prints)."""
-        return {
-            "source": self.source,
-            "serverVersion": self.server_version,
-            "kubernetesVersion": self.minor,
-            "resourceVersions": list(self.resource_versions) if self.resource_versions is not None else None,
-            "readVersions": dict(sorted(self.read_versions.items())),
-            "featureGates": [{"name": g.name, "maturity": g.maturity, "enabled": g.enabled, "locked": g.locked}
-                             for g in self.features],
-            "objects": dict(sorted(self.objects.items())),
-            "drivers": [d.to_json() for d in self.drivers],
-            "deviceClasses": [c.to_json() for c in self.classes],
-            "deviceTaintRules": [t.to_json() for t in self.taint_rules],
-            "errors": self.errors,
-            "warnings": self.warnings,
-            "findings": [f.to_json() for f in self.findings],
-        }
-
-
-# --- helpers ---------------------------------------------------------------------------------------
-
-def parse_minor(version: str | None) -> str | None:
-    """`v1.33.2-eks-4c2b1a` -> `1.33`; None when there is no `MAJOR.MINOR` in it."""
-    if not version:
-        return None
-    m = _VERSION_RE.match(version.strip())
-    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
-
-
-def _minor_key(minor: str) -> tuple[int, int]:
-    major, _, rest = minor.partition(".")
-    return int(major), int(rest)
-
-
-def features_for(minor: str | None, overrides: dict[str, bool] | None = None) -> list[FeatureGate]:
-    """The DRA gates a release has (its defaults, or `overrides`); releases after 1.37 get 1.37's table,
-    before 1.30 none."""
-    if minor is None or _minor_key(minor) < (1, 30):
-        return []
-    column = _RELEASES.index(minor) if minor in _RELEASES else len(_RELEASES) - 1
-    out = []
-    for name, (row, about) in FEATURE_GATES.items():
-        state = row[column]
-        if state == "-":
-            continue
-        enabled = (overrides or {}).get(name, state not in ("A", "B-"))
-        out.append(FeatureGate(name=name, maturity=_MATURITY_WORDS[state], enabled=enabled,
-                               locked=state == "GA*", about=about))
-    return out
-
-
-def _cel_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _attr_text(attr: r.DeviceAttribute) -> tuple[str, str] | None:
-    kind = attr.kind()
-    if kind is None:
-        return None
-    value = attr.value()
-    if isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, list):
-        text = "[" + ", ".join(_cel_string(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool)
-                               else str(v) for v in value) + "]"
-    else:
-        text = str(value)
-    return kind, text
-
-
-def _split_name(driver: str, key: str) -> tuple[str, str]:
-    """An attribute key as CEL sees it: unqualified names belong to the driver's domain."""
-    domain, sep, name = key.rpartition("/")
-    return (domain, name) if sep else (driver, key)
-
-
-def _scope(spec: r.ResourceSliceSpec) -> str:
-    if spec.node_name:
-        return f"node {spec.node_name}"
-    if spec.all_nodes:
-        return "all nodes"
-    if spec.node_selector is not None:
-        return "node selector"
-    if spec.per_device_node_selection:
-        return "per device"
-    return "counters only" if spec.shared_counters else "unknown"
 
 
 def _plural(n: int, word: str) -> str:
@@ -337,32 +37,6 @@ def _plural(n: int, word: str) -> str:
 def _ref(obj: Any) -> str:
     return object_ref(obj.kind, obj.metadata)
 
-
-def _sorted_values(values: set[str], kind: str) -> list[str]:
-    if kind == "int":
-        return sorted(values, key=int)
-    if kind == "quantity":
-        return sorted(values, key=Quantity)
-    return sorted(values)
-
-
-class _AttrAcc:
-    """Collects the values of one attribute name across a driver's devices."""
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.devices = 0
-        self.values: set[str] = set()
-        self.kinds: set[str] = {kind}
-
-    def info(self, domain: str, name: str) -> AttributeInfo:
-        kind = self.kind if len(self.kinds) == 1 else "/".join(sorted(self.kinds))
-        values = _sorted_values(self.values, kind)
-        return AttributeInfo(domain=domain, name=name, type=kind, devices=self.devices,
-                             values=values[:MAX_VALUES], distinct=len(values))
-
-
-# --- the checks ------------------------------------------------------------------------------------
 
 def diagnose(snapshot: ClusterSnapshot) -> DoctorReport:
     """Run every check on `snapshot`; deterministic (findings and inventory sorted) and side-effect free."""
@@ -377,8 +51,8 @@ def diagnose(snapshot: ClusterSnapshot) -> DoctorReport:
 
     minor = parse_minor(snapshot.server_version)
     findings: list[Finding] = []
-    findings += _check_version(snapshot.server_version, minor)
-    findings += _check_api(snapshot, minor)
+    findings += check_version(snapshot.server_version, minor)
+    findings += check_api(snapshot, minor)
     features = features_for(minor, snapshot.feature_gates)
     if features:
         on = [g.name for g in features if g.enabled]
@@ -390,13 +64,13 @@ def diagnose(snapshot: ClusterSnapshot) -> DoctorReport:
             details=tuple(f"{g.name}: {g.maturity}, {'on' if g.enabled else 'off'} — {g.about}" for g in features)))
 
     # Pools and drivers use the newest generation of each pool, like the scheduler.
-    current, pools = _pools(slices)
-    drivers = _drivers(current, pools)
+    current, pool_infos = pools(slices)
+    driver_infos = drivers(current, pool_infos)
     class_infos: list[ClassInfo] = []
     rule_infos: list[TaintRuleInfo] = []
     if snapshot.resource_versions != ():  # without the API there is nothing DRA to look at
-        findings += _check_drivers(drivers, slices)
-        findings += _check_pools(pools)
+        findings += _check_drivers(driver_infos, slices)
+        findings += _check_pools(pool_infos)
     findings += _check_nodes(current, nodes)
     if snapshot.resource_versions != ():
         class_infos, class_findings = _check_classes(classes, current)
@@ -423,117 +97,8 @@ def diagnose(snapshot: ClusterSnapshot) -> DoctorReport:
     counts = Counter(o.kind for o in objs)
     return DoctorReport(source=snapshot.source, server_version=snapshot.server_version, minor=minor,
                         resource_versions=snapshot.resource_versions, read_versions=dict(snapshot.read_versions),
-                        features=features, findings=findings, drivers=drivers, classes=class_infos,
+                        features=features, findings=findings, drivers=driver_infos, classes=class_infos,
                         taint_rules=rule_infos, objects=dict(counts))
-
-
-def _check_version(version: str | None, minor: str | None) -> list[Finding]:
-    if version is None:
-        return [Finding("kubernetes-version", "warn",
-                        "server version unknown (no cluster-info.yaml): version checks skipped")]
-    if minor is None:
-        return [Finding("kubernetes-version", "warn", f"cannot read the server version {version!r}")]
-    key = _minor_key(minor)
-    if key < (1, 34):
-        state = {(1, 32): "beta and off by default", (1, 33): "beta and off by default",
-                 (1, 31): "alpha (device/CEL model, v1alpha3)", (1, 30): "alpha (classic DRA, v1alpha2)"}
-        return [Finding("kubernetes-version", "error",
-                        f"Kubernetes {version}: DRA is GA (resource.k8s.io/v1) from 1.34; here it is "
-                        f"{state.get(key, 'not available')}. drasim simulates 1.34–1.37: upgrade the cluster, "
-                        "or use drasim's results as a 1.34 preview")]
-    if key > (1, 37):
-        return [Finding("kubernetes-version", "warn",
-                        f"Kubernetes {version} is newer than the releases drasim models (1.34–1.37): "
-                        "simulating with 1.37 rules")]
-    return [Finding("kubernetes-version", "ok", f"Kubernetes {version}: DRA resource.k8s.io/v1 is GA")]
-
-
-def _check_api(snapshot: ClusterSnapshot, minor: str | None) -> list[Finding]:
-    served = snapshot.resource_versions
-    if served is None:
-        return [Finding("dra-api", "warn", "served resource.k8s.io versions unknown (no cluster-info.yaml)")]
-    if not served:
-        if minor is not None and _minor_key(minor) < (1, 34):
-            hint = {"1.32": "v1beta1", "1.33": "v1beta2"}.get(minor)
-            fix = (f"enable the DynamicResourceAllocation feature gate and --runtime-config=resource.k8s.io/"
-                   f"{hint}=true on the API server, or upgrade to 1.34+" if hint else "upgrade to 1.34+")
-        else:
-            fix = "check the API server's --runtime-config (resource.k8s.io/v1 must not be disabled)"
-        return [Finding("dra-api", "error", f"resource.k8s.io is not served: DRA is not available on this "
-                                            f"cluster ({fix})")]
-    listed = ", ".join(served)
-    out = []
-    if not set(served) & set(CONVERTIBLE_VERSIONS):
-        return [Finding("dra-api", "error", f"resource.k8s.io is served only as {listed}, which drasim does not read "
-                                            f"(it reads {', '.join(CONVERTIBLE_VERSIONS)}): upgrade to 1.34+")]
-    if "v1" in served:
-        out.append(Finding("dra-api", "ok", f"resource.k8s.io served: {listed}"))
-    else:
-        out.append(Finding("dra-api", "warn", f"resource.k8s.io served without v1 ({listed}): objects are "
-                                              "read in an older version and converted to v1"))
-    older = sorted({v for k, v in snapshot.read_versions.items() if v.startswith("resource.k8s.io/")
-                    and v != "resource.k8s.io/v1"})
-    if older:
-        kinds = sorted(k for k, v in snapshot.read_versions.items() if v in older)
-        out.append(Finding("dra-api-read", "ok", f"read {', '.join(kinds)} as {', '.join(older)} and converted "
-                                                 "them to v1"))
-    return out
-
-
-def _pools(slices: list[r.ResourceSlice]) -> tuple[list[r.ResourceSlice], list[PoolInfo]]:
-    """Slices of each pool's newest generation, and one PoolInfo per (driver, pool)."""
-    by_pool: dict[tuple[str, str], list[r.ResourceSlice]] = defaultdict(list)
-    for s in slices:
-        by_pool[(s.spec.driver, s.spec.pool.name)].append(s)
-    current: list[r.ResourceSlice] = []
-    pools = []
-    for (driver, name), group in sorted(by_pool.items()):
-        newest = max(s.spec.pool.generation for s in group)
-        kept = sorted((s for s in group if s.spec.pool.generation == newest), key=lambda s: s.metadata.name)
-        current.extend(kept)
-        counts = tuple(sorted({s.spec.pool.resource_slice_count for s in kept}))
-        scopes = sorted({_scope(s.spec) for s in kept if not (s.spec.shared_counters and not s.spec.devices)})
-        pools.append(PoolInfo(driver=driver, name=name, generation=newest, slices=len(kept),
-                              expected=kept[0].spec.pool.resource_slice_count,
-                              devices=sum(len(s.spec.devices) for s in kept),
-                              scope=scopes[0] if len(scopes) == 1 else ", ".join(scopes) or "counters only",
-                              stale_slices=len(group) - len(kept), counts=counts))
-    return current, pools
-
-
-def _drivers(current: list[r.ResourceSlice], pools: list[PoolInfo]) -> list[DriverInfo]:
-    infos: dict[str, DriverInfo] = {}
-    attrs: dict[str, dict[tuple[str, str], _AttrAcc]] = defaultdict(dict)
-    caps: dict[str, dict[tuple[str, str], _AttrAcc]] = defaultdict(dict)
-    nodes: dict[str, set[str]] = defaultdict(set)
-    for p in pools:
-        infos.setdefault(p.driver, DriverInfo(name=p.driver)).pools.append(p)
-    for s in current:
-        driver = s.spec.driver
-        info = infos[driver]
-        info.devices += len(s.spec.devices)
-        if s.spec.node_name:
-            nodes[driver].add(s.spec.node_name)
-        for dev in s.spec.devices:
-            if dev.node_name:
-                nodes[driver].add(dev.node_name)
-            for key, attr in dev.attributes.items():
-                shown = _attr_text(attr)
-                if shown is None:
-                    continue
-                acc = attrs[driver].setdefault(_split_name(driver, key), _AttrAcc(shown[0]))
-                acc.devices += 1
-                acc.values.add(shown[1])
-                acc.kinds.add(shown[0])
-            for key, cap in dev.capacity.items():
-                acc = caps[driver].setdefault(_split_name(driver, key), _AttrAcc("quantity"))
-                acc.devices += 1
-                acc.values.add(str(cap.value))
-    for driver, info in infos.items():
-        info.nodes = len(nodes[driver])
-        info.attributes = [acc.info(d, n) for (d, n), acc in sorted(attrs[driver].items())]
-        info.capacities = [acc.info(d, n) for (d, n), acc in sorted(caps[driver].items())]
-    return [infos[k] for k in sorted(infos)]
 
 
 def _check_drivers(drivers: list[DriverInfo], slices: list[r.ResourceSlice]) -> list[Finding]:
@@ -553,7 +118,7 @@ def _check_drivers(drivers: list[DriverInfo], slices: list[r.ResourceSlice]) -> 
             out.append(Finding("driver-attributes", "ok",
                                f"{d.name} publishes {_plural(len(d.attributes), 'attribute')}; use these exact "
                                "strings in CEL selectors",
-                               details=tuple(f"{a.qualified} = {', '.join(_cel_string(v) for v in a.values)}  "
+                               details=tuple(f"{a.qualified} = {', '.join(cel_string(v) for v in a.values)}  "
                                              f"e.g. {a.cel()}" for a in products)))
         if d.devices == 0:
             out.append(Finding("driver-devices", "warn", f"{d.name} publishes slices without any devices"))
@@ -679,7 +244,7 @@ def _check_taint_rules(rules: list[r.DeviceTaintRule], current: list[r.ResourceS
         if read is not None:
             out.append(Finding("device-taint-rules", "ok", f"no DeviceTaintRules ({read} served)"))
         elif snapshot.resource_versions:
-            key = _minor_key(minor) if minor else (1, 37)
+            key = minor_key(minor) if minor else (1, 37)
             when = ("DeviceTaintRules arrived in 1.33" if key < (1, 33)
                     else "it needs the DRADeviceTaints gate and resource.k8s.io/v1alpha3 in --runtime-config"
                     if key < (1, 36)
@@ -772,3 +337,4 @@ def _check_claims(claims: list[r.ResourceClaim], templates: list[r.ResourceClaim
                            f"{_plural(len(pending), 'pod')} with claims not scheduled yet (`drasim explain` tells "
                            "why)", details=tuple(pending)))
     return out
+

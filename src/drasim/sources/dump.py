@@ -12,8 +12,8 @@ from drasim import __version__
 from drasim.api.admission import Submitted, admit
 from drasim.api.encode import to_json, to_yaml
 from drasim.api.kinds import KubeObject
-from drasim.api.profile import SIMULATED, ReleaseProfile
-from drasim.doctor.checks import ClusterSnapshot, parse_minor
+from drasim.api.profile import SIMULATED, ReleaseProfile, parse_minor
+from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.errors import InputError
 from drasim.sources.files import EXTENSIONS, AliasBudget, decode_text, input_files, load_bytes, parse_yaml, read_input
 from drasim.sources.outdir import MARKER, write_files

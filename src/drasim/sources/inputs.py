@@ -25,7 +25,7 @@ from drasim.sources.files import (
 )
 
 if TYPE_CHECKING:
-    from drasim.doctor.checks import ClusterSnapshot
+    from drasim.cluster.snapshot import ClusterSnapshot
 
 __all__ = ["Inputs", "admit_loaded", "read_inputs", "set_namespace"]
 

@@ -20,7 +20,7 @@ from drasim import __version__
 from drasim.api.convert import CONVERTIBLE_VERSIONS
 from drasim.api.decode import decode_json_bytes, decode_object
 from drasim.api.kinds import KubeObject
-from drasim.doctor.checks import ClusterSnapshot
+from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.errors import DrasimError, InputError
 
 try:
