@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from drasim.catalog.nvidia import CATALOG_FILE, GpuModel, load_catalog, normalize_model_name
 from drasim.errors import InputError
-from drasim.fleet.catalog import CATALOG_FILE, GpuModel, load_catalog, normalize_model_name
 
 CATALOG = load_catalog()
 MIG_MODELS = [m for m in CATALOG.models if m.mig_supported]

@@ -14,8 +14,8 @@ from drasim.api.encode import to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.api.quantity import Quantity
 from drasim.api.validate import validate_objects
+from drasim.catalog.nvidia import GpuModel, load_catalog
 from drasim.errors import InputError
-from drasim.fleet.catalog import GpuModel, load_catalog
 from drasim.fleet.generate import (
     NodeSpec,
     device_name,

@@ -14,10 +14,10 @@ from drasim.api import resource as r
 from drasim.api.admission import Submitted, admit
 from drasim.api.encode import encode_object, to_json, to_yaml
 from drasim.api.kinds import KubeObject
+from drasim.catalog.nvidia import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
 from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.errors import InputError
-from drasim.fleet.catalog import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
 from drasim.fleet.generate import (
     DEFAULT_DRIVER_VERSION,
     MAX_GPUS_PER_NODE,

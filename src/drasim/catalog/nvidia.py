@@ -100,6 +100,9 @@ class GpuModel:
     verified: frozenset[str]  # the MODEL_FIELDS the catalog marks verified
     dra: Mapping[str, Any]  # the catalog's own expectations (devices_per_gpu, counters_per_set, ...)
     aliases: tuple[str, ...] = ()
+    # Other product names NVML has reported for this model (the catalog's product_name_aliases without
+    # their notes: `A100-SXM4-40GB (drivers before ~R470 ...)` -> `A100-SXM4-40GB`).
+    product_aliases: tuple[str, ...] = ()
 
     def profile(self, name: str) -> MigProfile:
         """The MIG profile called `name`; InputError listing this model's profiles otherwise."""
@@ -231,7 +234,19 @@ def _model(raw: dict[str, Any]) -> GpuModel:
         full_gpu_with_mig=bool(dra.get("full_gpu_advertised_with_mig", False)),
         verified=frozenset(k for k, v in verified.items() if v),
         dra=MappingProxyType(dict(dra)),
+        product_aliases=_product_aliases(raw.get("product_name_aliases")),
     )
+
+
+def _product_aliases(notes: Any) -> tuple[str, ...]:
+    """Names out of the catalog's prose aliases: the text before ` (`, unless it is itself a remark (a `:` or
+    a quote in it: `GFD label form: ...`, `go-nvml mock uses '...'`)."""
+    out = []
+    for note in notes or []:
+        head = str(note).split(" (", 1)[0].strip()
+        if head and ":" not in head and "'" not in head:
+            out.append(head)
+    return tuple(out)
 
 
 def _candidate_aliases(model: GpuModel) -> list[str]:
@@ -307,7 +322,7 @@ def _build(raw: dict[str, Any], path: str) -> Catalog:
 def load_catalog(path: str | None = None) -> Catalog:
     """Load and cache the catalog: the copy bundled next to this module, or the YAML file at `path`."""
     if path is None:
-        ref = resources.files("drasim.fleet").joinpath(CATALOG_FILE)
+        ref = resources.files("drasim.catalog").joinpath(CATALOG_FILE)
         text = ref.read_text(encoding="utf-8")
         source = str(ref)
     else:
