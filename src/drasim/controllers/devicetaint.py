@@ -25,7 +25,7 @@ from drasim.cluster.podstatus import DISRUPTION_TARGET, update_pod_condition
 from drasim.cluster.state import ClusterState, Key
 from drasim.cluster.taintrules import rule_selects
 from drasim.controllers.events import NORMAL, Event, ref
-from drasim.controllers.resourceclaim import is_owned_by
+from drasim.controllers.resourceclaim import allocated_claims, is_owned_by, is_reserved_for
 
 __all__ = [
     "CONDITION_TYPE",
@@ -245,31 +245,21 @@ def claim_eviction(state: ClusterState, claim: ResourceClaim) -> Eviction | None
     return _claim_eviction(claim, _taints(state))
 
 
-def _reserved(claim: ResourceClaim, pod: Pod) -> bool:
-    assert claim.status is not None
-    return any(r.resource == "pods" and not r.api_group and r.uid == pod.metadata.uid
-               for r in claim.status.reserved_for)
 
 
 def _pod_claims(state: ClusterState, pod: Pod) -> Iterator[tuple[Key, ResourceClaim]]:
     """The pod's allocated claims that count for eviction: owned (template claims) and reserved for it."""
     ns = pod.metadata.namespace or "default"
-    for entry in pod.spec.resource_claims:
-        name = state.pod_claim_name(pod, entry.name)
-        claim = state.claims.get((ns, name)) if name else None
-        if claim is None or claim.status is None or claim.status.allocation is None:
-            continue
-        if entry.resource_claim_template_name and not is_owned_by(claim, pod):
-            continue
-        if _reserved(claim, pod):
-            yield (ns, name or ""), claim
+    for key, claim in allocated_claims(state, pod):
+        if is_reserved_for(claim, pod):
+            yield key, claim
     ext = pod.status.extended_resource_claim_status if pod.status is not None else None
     if ext is not None and releases.evicts_extended_resource_pods(state.features.release):
         # kubernetes#141290 (fixed after 1.36): the claim behind the pod's extended resources counts too.
-        claim = state.claims.get((ns, ext.resource_claim_name))
-        if claim is not None and claim.status is not None and claim.status.allocation is not None \
-                and is_owned_by(claim, pod) and _reserved(claim, pod):
-            yield (ns, ext.resource_claim_name), claim
+        extended = state.claims.get((ns, ext.resource_claim_name))
+        if extended is not None and extended.status is not None and extended.status.allocation is not None \
+                and is_owned_by(extended, pod) and is_reserved_for(extended, pod):
+            yield (ns, ext.resource_claim_name), extended
 
 
 def _pod_eviction(state: ClusterState, pod: Pod, taints: _Taints,

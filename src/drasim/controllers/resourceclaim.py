@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "MAX_RESERVED_FOR",
     "POD_CLAIM_NAME_ANNOTATION",
     "SUFFIX_ALPHABET",
+    "allocated_claims",
     "assign_pod_uids",
     "claim_generate_name",
     "claim_name",
@@ -42,6 +43,7 @@ __all__ = [
     "fresh_pod_uid",
     "hash_chars",
     "is_owned_by",
+    "is_reserved_for",
     "pod_done",
     "sync",
     "sync_claim",
@@ -165,11 +167,26 @@ def is_owned_by(claim: ResourceClaim, pod: Pod) -> bool:
     return owner is not None and bool(pod.metadata.uid) and owner.uid == pod.metadata.uid
 
 
-def _reserved_for_pod(claim: ResourceClaim, pod: Pod) -> bool:
+def is_reserved_for(claim: ResourceClaim, pod: Pod) -> bool:
+    """Whether `reservedFor` of the claim names this pod (by UID)."""
     if claim.status is None:
         return False
     return any(r.resource == "pods" and not r.api_group and r.uid == pod.metadata.uid
                for r in claim.status.reserved_for)
+
+
+def allocated_claims(state: ClusterState, pod: Pod) -> Iterator[tuple[Key, ResourceClaim]]:
+    """The pod's allocated claims from `spec.resourceClaims`: named ones, and generated ones only when the pod
+    owns them (a claim of the recorded name that another pod owns is not this pod's)."""
+    ns = pod.metadata.namespace or "default"
+    for entry in pod.spec.resource_claims:
+        name = state.pod_claim_name(pod, entry.name)
+        claim = state.claims.get((ns, name)) if name else None
+        if claim is None or claim.status is None or claim.status.allocation is None:
+            continue
+        if entry.resource_claim_template_name and not is_owned_by(claim, pod):
+            continue
+        yield (ns, name or ""), claim
 
 
 # --- pods: template -> claim ------------------------------------------------------------------------
@@ -316,15 +333,10 @@ def _record_statuses(pod: Pod, recorded: dict[str, str]) -> None:
 def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
     """Spec §6.1 step 5: a pod bound without the scheduler gets itself into `reservedFor` of allocated claims."""
     events: list[Event] = []
-    for entry in pod.spec.resource_claims:
-        name = state.pod_claim_name(pod, entry.name)
-        claim = state.claims.get((ns, name)) if name else None
-        if claim is None or claim.status is None or claim.status.allocation is None:
+    for _key, claim in allocated_claims(state, pod):
+        if is_reserved_for(claim, pod) or claim.metadata.deletion_timestamp is not None:
             continue
-        if entry.resource_claim_template_name and not is_owned_by(claim, pod):
-            continue
-        if _reserved_for_pod(claim, pod) or claim.metadata.deletion_timestamp is not None:
-            continue
+        assert claim.status is not None  # allocated
         if len(claim.status.reserved_for) >= MAX_RESERVED_FOR:
             continue  # the API server would reject the update
         claim.status.reserved_for.append(ResourceClaimConsumerReference(

@@ -440,15 +440,8 @@ class _Reader:
 
     def _one_by_one(self, page: bytes, kind: str, api_version: str, source: str) -> None:
         """A page with an object drasim cannot read: keep the others, say which one was left out."""
-        for raw in self._items(page, source):
-            doc = {"apiVersion": api_version, "kind": kind, **msgspec.json.decode(raw)}
-            try:
-                obj = decode_object(doc, source=source, warnings=self.warnings)
-            except InputError as exc:
-                self.warnings.append(str(exc))
-                continue
-            if obj is not None:
-                self.objects.append(obj)
+        self._decode_each([{"apiVersion": api_version, "kind": kind, **msgspec.json.decode(raw)}
+                           for raw in self._items(page, source)], source)
 
     def _pods(self, page: bytes, api_version: str, source: str) -> None:
         keep = []
@@ -458,7 +451,11 @@ class _Reader:
             extended = head.status is not None and head.status.extended_resource_claim_status is not None
             if uses_claims or extended:
                 keep.append({"apiVersion": api_version, "kind": "Pod", **msgspec.json.decode(raw)})
-        for doc in keep:
+        self._decode_each(keep, source)
+
+    def _decode_each(self, docs: list[dict[str, Any]], source: str) -> None:
+        """Decode each document on its own: one that does not decode is left out with a warning naming it."""
+        for doc in docs:
             try:
                 obj = decode_object(doc, source=source, warnings=self.warnings)
             except InputError as exc:
