@@ -3,6 +3,8 @@ checks one node per group (not 100,000 copies), and YAML is written a chunk at a
 
 from __future__ import annotations
 
+import re
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -41,3 +43,13 @@ def test_yaml_in_chunks_is_the_same_text(capsys: pytest.CaptureFixture[str]) -> 
     fleet_cli._echo_yaml(objects, ["header"], chunk=2)
     assert capsys.readouterr().out == fleet_cli._yaml(objects, ["header"])
     assert isinstance(fleet_cli.fleet, click.Command)
+
+
+def test_admission_warnings_fold_list_indexes() -> None:
+    # A MIG layout on 1.34 (no partitionable devices) drops consumesCounters of every device: one line says so,
+    # counting the fields and objects, instead of one line per device.
+    result = CliRunner().invoke(cli, ["fleet", "--nodes", "a100-40gb:mig-dynamic:1", "--kubernetes-version", "1.34"])
+    lines = [line for line in result.stderr.splitlines() if "consumesCounters" in line]
+    assert len(lines) == 1
+    assert re.fullmatch(r"warning: ResourceSlice/\S+ and \d+ more: spec\.devices\[\*\]\.consumesCounters: Forbidden: "
+                        r"the DRAPartitionableDevices feature gate is disabled; .* \(\d+ fields\)", lines[0])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -129,7 +131,7 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
     # What the target release would do with the output (fields of disabled gates dropped, ...), on the samples.
     unique = {(o.KIND, o.metadata.name): o for o in samples}  # each sample repeats the classes
     admission = admit([Submitted(o, "fleet") for o in unique.values()], profile, owned=True)
-    for line in dict.fromkeys(f"warning: {f.obj}: {f}" for _, f in admission.findings):
+    for line in _summarised(f for _, f in admission.findings):
         click.echo(line, err=True)
     if result.unverified:
         models = sorted({line.split(":", 1)[0].split(" ", 1)[0] for line in result.unverified})
@@ -140,6 +142,26 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
                 click.echo(f"  {line}", err=True)
         else:
             click.echo(text + " (listed in the YAML comment header)", err=True)
+
+
+def _summarised(findings: Iterable[Any]) -> list[str]:
+    """One warning per (field, message) with list indexes folded (`spec.devices[*].consumesCounters`),
+    naming the first object and how many fields of how many objects it covers: a MIG layout on a release
+    without partitionable devices would otherwise warn once per device."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for f in findings:
+        path = _INDEX.sub("[*]", f.path)
+        groups.setdefault((path, f.body()), []).append(f)
+    out = []
+    for (path, body), found in groups.items():
+        objects = list(dict.fromkeys(f.obj for f in found))
+        where = objects[0] + (f" and {len(objects) - 1} more" if len(objects) > 1 else "")
+        count = f" ({len(found)} fields)" if len(found) > 1 else ""
+        out.append(f"warning: {where}: {path}: {body}{count}" if path else f"warning: {where}: {body}{count}")
+    return out
+
+
+_INDEX = re.compile(r"\[\d+\]")
 
 
 def _too_many(text: str) -> None:
