@@ -4,6 +4,7 @@ checks one node per group (not 100,000 copies), and YAML is written a chunk at a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import click
 import pytest
@@ -13,6 +14,8 @@ from drasim.cli import fleet as fleet_cli
 from drasim.cli.main import cli
 from drasim.errors import InputError
 from drasim.fleet.generate import generate_fleet, parse_node_spec
+from drasim.sources import files
+from drasim.sources.files import load_paths
 
 
 @pytest.mark.parametrize(("value", "message"), [
@@ -53,3 +56,23 @@ def test_admission_warnings_fold_list_indexes() -> None:
     assert len(lines) == 1
     assert re.fullmatch(r"warning: ResourceSlice/\S+ and \d+ more: spec\.devices\[\*\]\.consumesCounters: Forbidden: "
                         r"the DRAPartitionableDevices feature gate is disabled; .* \(\d+ fields\)", lines[0])
+
+
+def test_output_dir_splits_what_drasim_could_not_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fleet larger than drasim's read limit per file is written in parts, read back whole and in order;
+    # on stdout it warns instead.
+    whole = tmp_path / "whole"
+    assert CliRunner().invoke(cli, ["fleet", "--nodes", "h100:6", "--output-dir", str(whole)]).exit_code == 0
+    size = (whole / "resourceslices.yaml").stat().st_size
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", size // 3)
+    split = tmp_path / "split"
+    result = CliRunner().invoke(cli, ["fleet", "--nodes", "h100:6", "--output-dir", str(split)])
+    assert result.exit_code == 0
+    parts = sorted(p.name for p in split.glob("resourceslices-*.yaml"))
+    assert len(parts) >= 3 and not (split / "resourceslices.yaml").exists()
+    assert all((split / p).stat().st_size <= size // 3 for p in parts)
+    monkeypatch.undo()
+    names = [o.metadata.name for o in load_paths([str(split)]).objects]
+    assert names == [o.metadata.name for o in load_paths([str(whole)]).objects]
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", size // 3)
+    assert "write it with --output-dir" in CliRunner().invoke(cli, ["fleet", "--nodes", "h100:6"]).stderr

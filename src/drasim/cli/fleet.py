@@ -31,6 +31,7 @@ from drasim.fleet.generate import (
     kind_counts,
     parse_node_spec,
 )
+from drasim.sources import files
 from drasim.sources.outdir import write_files
 
 __all__ = ["fleet", "header_lines", "list_models_text"]
@@ -119,13 +120,15 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
         click.echo(f"wrote {len(result.objects)} objects to {output_dir}: "
                    + ", ".join(f"{name} ({n})" for name, n in written), err=True)
     elif output == "json":
-        click.echo(to_json(result.objects, as_list=True).decode())
+        data = to_json(result.objects, as_list=True)
+        click.echo(data.decode())
+        _warn_too_big(len(data))
     elif output == "name":
         emit_names(object_name(o.KIND, o.metadata.name) for o in result.objects)
     elif output.startswith("jsonpath="):
         emit({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in result.objects]}, output)
     else:
-        _echo_yaml(result.objects, header)
+        _warn_too_big(_echo_yaml(result.objects, header))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     # What the target release would do with the output (fields of disabled gates dropped, ...), on the samples.
@@ -142,6 +145,13 @@ def fleet(node_specs: tuple[str, ...], gpus_per_node: int | None, device_plugin:
                 click.echo(f"  {line}", err=True)
         else:
             click.echo(text + " (listed in the YAML comment header)", err=True)
+
+
+def _warn_too_big(size: int) -> None:
+    if size > files.MAX_FILE_BYTES:
+        click.echo(f"warning: the output is {size // (1024 * 1024)} MiB, more than drasim reads from one file "
+                   f"({files.MAX_FILE_BYTES // (1024 * 1024)} MiB): write it with --output-dir, which splits it "
+                   "into files drasim reads back", err=True)
 
 
 def _summarised(findings: Iterable[Any]) -> list[str]:
@@ -205,11 +215,17 @@ def _spec_text(spec: NodeSpec) -> str:
     return f"{spec.name_prefix}={text}" if spec.name_prefix else text
 
 
-def _echo_yaml(objects: Sequence[KubeObject], header: list[str], chunk: int = 1000) -> None:
-    """`_yaml` written a chunk of objects at a time: 100,000 nodes never exist as one string (~600 MB)."""
-    click.echo("".join(f"# {line}".rstrip() + "\n" for line in header), nl=False)
+def _echo_yaml(objects: Sequence[KubeObject], header: list[str], chunk: int = 1000) -> int:
+    """`_yaml` written a chunk of objects at a time: 100,000 nodes never exist as one string (~600 MB).
+    Returns the bytes written."""
+    text = "".join(f"# {line}".rstrip() + "\n" for line in header)
+    click.echo(text, nl=False)
+    size = len(text.encode())
     for start in range(0, len(objects), chunk):
-        click.echo(("---\n" if start else "") + to_yaml(objects[start:start + chunk]), nl=False)
+        text = ("---\n" if start else "") + to_yaml(objects[start:start + chunk])
+        click.echo(text, nl=False)
+        size += len(text.encode())
+    return size
 
 
 def _yaml(objects: Sequence[KubeObject], header: list[str]) -> str:
@@ -224,11 +240,25 @@ def _write_dir(directory: Path, objects: Sequence[KubeObject], output: str,
     earlier drasim output (its `.drasim-files` marker names the files that may be replaced)."""
     contents: dict[str, bytes] = {}
     counts: list[tuple[str, int]] = []
+
+    def encode(chosen: Sequence[KubeObject]) -> bytes:
+        return to_json(chosen, as_list=True) + b"\n" if output == "json" else _yaml(chosen, header).encode()
+
     for base, kind in _FILES:
         chosen = [o for o in objects if isinstance(o, kind)]
-        data = to_json(chosen, as_list=True) + b"\n" if output == "json" else _yaml(chosen, header).encode()
-        contents[f"{base}.{output}"] = data
-        counts.append((f"{base}.{output}", len(chosen)))
+        chunks = [chosen]
+        parts = [encode(chosen)]
+        # A file drasim itself could not read back (sources.files.MAX_FILE_BYTES) is written in parts instead,
+        # `resourceslices-01.yaml`...: a directory is read in name order, so the objects keep their order.
+        while max(len(p) for p in parts) > files.MAX_FILE_BYTES and len(chunks) < len(chosen):
+            step = -(-len(chosen) // min(len(chosen), len(chunks) * 2))
+            chunks = [chosen[i:i + step] for i in range(0, len(chosen), step)]
+            parts = [encode(c) for c in chunks]
+        width = len(str(len(parts)))
+        for i, (chunk, data) in enumerate(zip(chunks, parts, strict=True)):
+            name = f"{base}.{output}" if len(parts) == 1 else f"{base}-{i + 1:0{width}d}.{output}"
+            contents[name] = data
+            counts.append((name, len(chunk)))
     try:
         write_files(str(directory), contents, overwrite=True, command="drasim fleet")
     except InputError as err:
