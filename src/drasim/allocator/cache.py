@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from drasim.allocator.celmatch import SelectorMemo
 from drasim.allocator.features import Features
@@ -39,13 +40,21 @@ class Candidate:
 
 
 class NodeView:
-    """The pools a node sees and the flat candidate list of its usable (complete, valid) pools."""
+    """The pools a node sees and the flat candidate list of its usable (complete, valid) pools.
 
-    __slots__ = ("candidates", "pools")
+    What the search learns about the candidates that cannot change while the slices do not is kept
+    here for every later call on this node: `verdicts` (per selector set, each position's
+    `checks.selectable` outcome, filled as the search meets them) and `usable` (per request shape,
+    the positions a device could ever be taken at; `allocator.search` says what that means).
+    """
+
+    __slots__ = ("candidates", "pools", "usable", "verdicts")
 
     def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
         self.pools = pools
         self.candidates = candidates
+        self.verdicts: dict[tuple[object, ...], list[Any]] = {}
+        self.usable: dict[tuple[object, ...], list[int]] = {}
 
 
 class SliceCache:

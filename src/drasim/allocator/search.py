@@ -8,6 +8,7 @@ order, requests in spec order, `firstAvailable` alternatives in list order, devi
 from __future__ import annotations
 
 import uuid
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -18,7 +19,7 @@ from drasim import releases
 from drasim.allocator import budget, checks
 from drasim.allocator import capacity as cap
 from drasim.allocator.budget import FILTER_BUDGET_STEPS, deadline_message
-from drasim.allocator.cache import Candidate, Number, SliceCache
+from drasim.allocator.cache import Candidate, NodeView, Number, SliceCache
 from drasim.allocator.checks import Rejection, untolerated_taint
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
 from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
@@ -94,7 +95,7 @@ class _Req:
     """Upstream `requestData`: one request without subrequests, or one subrequest."""
 
     __slots__ = ("admin", "all_devices", "base", "capacity", "cls", "mode", "name", "num", "parent",
-                 "request", "selected", "selectors", "sub", "tolerations")
+                 "request", "selected", "selectors", "shape", "sub", "tolerations", "usable", "verdicts")
 
     def __init__(self, request: ExactDeviceRequest | DeviceSubRequest, parent: DeviceRequest | None,
                  base: str, sub: str) -> None:
@@ -112,6 +113,10 @@ class _Req:
         self.num = 0
         self.all_devices: list[Candidate] | None = None
         self.selected = 0
+        # Set by `_Run._prepare_request`: what the node view knows of this request's devices.
+        self.verdicts: list[Rejection | None] = []
+        self.shape: tuple[object, ...] = ()
+        self.usable: list[int] | None = None
 
 
 @dataclass
@@ -123,6 +128,11 @@ class _Result:
 
 
 _UNKNOWN = Rejection("")  # not looked at yet (None means selectable)
+
+# A search that has run this many steps scans each request's usable devices only (`_Run._usable`):
+# smaller calls keep looking at devices one by one, so a call that stops at its first device never
+# evaluates the selectors of the rest.
+SKIP_AFTER_STEPS = 16
 
 _SHARE_NAMESPACE = uuid.UUID("6f1d8c3e-4b1a-5d2e-9c3f-7a8b9c0d1e2f")
 
@@ -170,7 +180,7 @@ class Allocator:
         """
         self.stats = AllocateStats()
         view = self.cache.view(node, self.features)
-        return _Run(self, node, list(claims), view.pools, view.candidates).run()
+        return _Run(self, node, list(claims), view).run()
 
     def probe(self, node: Node, claims: Sequence[ResourceClaim], reporter: SearchReporter) -> list[list[Constraint]]:
         """Each request alternative on its own, with nothing else being allocated: every device of the node
@@ -182,7 +192,7 @@ class Allocator:
         """
         self.stats = AllocateStats()
         view = self.cache.view(node, self.features)
-        return _Run(self, node, list(claims), view.pools, view.candidates, reporter).probe()
+        return _Run(self, node, list(claims), view, reporter).probe()
 
     def available_counters(self, pool: Pool) -> dict[str, dict[str, Number]]:
         """Counters of the pool minus what allocated devices (on any node) consume."""
@@ -207,8 +217,8 @@ class Allocator:
 class _Run:
     """The state of one Allocate call (upstream's lower-case `allocator`)."""
 
-    def __init__(self, alloc: Allocator, node: Node, claims: list[ResourceClaim], pools: list[Pool],
-                 candidates: list[Candidate], probing: SearchReporter | None = None) -> None:
+    def __init__(self, alloc: Allocator, node: Node, claims: list[ResourceClaim], view: NodeView,
+                 probing: SearchReporter | None = None) -> None:
         self.a = alloc
         self.rep = probing if probing is not None else alloc.reporter
         # Probing: scan every device of one request (nothing else allocating) instead of searching.
@@ -217,15 +227,15 @@ class _Run:
         self.f = alloc.features
         self.node = node
         self.claims = claims
-        self.pools = pools
+        self.view = view
+        self.pools = view.pools
         self.requests: dict[tuple[int, int, int], _Req] = {}
         self.constraints: list[list[Constraint]] = []
-        self.matches: dict[tuple[DeviceID, int, int, int], Rejection | None] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Quantity]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Number]]] = {}
         self.results: list[list[_Result]] = [[] for _ in claims]
-        self.cands = candidates
+        self.cands = view.candidates
         # The step at which `_checkpoint` runs next: the proof, then the deadline.
         self.checkpoint = min(budget.PROOF_AFTER_STEPS, alloc.max_steps) if alloc.max_steps is not None \
             else budget.PROOF_AFTER_STEPS
@@ -378,6 +388,7 @@ class _Run:
                 f"claim {ref}, request {name}: could not retrieve device class {class_name}: "
                 f'deviceclass.resource.k8s.io "{class_name}" not found')
         data.cls = cls
+        self._know(data)
         if data.mode == "ExactCount":
             data.num = data.request.count or 0
         elif data.mode == "All":
@@ -385,8 +396,10 @@ class _Run:
             rep = self.rep
             key = (ci, ri, si)
             # Probing reports incomplete and invalid pools itself: it looks at the devices of the others.
-            for cand in self.cands if self.probing else self._all_candidates(ref, name):
-                why = self._selectable(key, data, cand)
+            if not self.probing:
+                self._check_all_pools(ref, name)
+            for pos, cand in enumerate(self.cands):
+                why = self._selectable(key, data, pos)
                 if why is None and self.f.consumable_capacity and not self._capacity_fits(data, cand):
                     why = self._capacity_why(data, cand)
                 if why is None:
@@ -398,9 +411,8 @@ class _Run:
             raise AllocationError(f"claim {ref}, request {name}: unsupported count mode {data.mode}")
         return data
 
-    def _all_candidates(self, ref: str, name: str) -> list[Candidate]:
-        """Every device of the node's pools, for allocationMode All (which fails on incomplete or invalid pools)."""
-        out = []
+    def _check_all_pools(self, ref: str, name: str) -> None:
+        """allocationMode All fails on incomplete or invalid pools; else its devices are the node's candidates."""
         for pool in self.pools:
             if pool.incomplete:
                 raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
@@ -408,25 +420,81 @@ class _Run:
             if pool.invalid:
                 raise AllocationError(f"claim {ref}, request {name}: asks for all devices, but resource "
                                       f"pool {pool.pool_id} is currently invalid")
-            for slc in pool.slices:
-                for dev in slc.spec.devices:
-                    out.append(Candidate(DeviceID(pool.driver, pool.name, dev.name), dev, slc, pool,
-                                         self.a.cache.consumption(dev)))
-        return out
 
     # --- selection ----------------------------------------------------------------------------
 
-    def _selectable(self, key: tuple[int, int, int], data: _Req, cand: Candidate) -> Rejection | None:
+    def _know(self, data: _Req) -> None:
+        """Attach what the node view already knows about the request's devices (upstream keeps a
+        per-call match cache; drasim keeps it for as long as the slices do not change)."""
+        f = self.f
+        cls = data.cls
+        selectors = (
+            f.device_binding_and_status,
+            tuple(sel.cel.expression if sel.cel is not None else None for sel in cls.spec.selectors) if cls else (),
+            tuple(sel.cel.expression if sel.cel is not None else None for sel in data.selectors))
+        verdicts = self.view.verdicts.get(selectors)
+        if verdicts is None:
+            verdicts = self.view.verdicts[selectors] = [_UNKNOWN] * len(self.cands)
+        data.verdicts = verdicts
+        capacity = tuple(sorted((k, str(q)) for k, q in data.capacity.items())) if data.capacity else None
+        tolerations = tuple((t.key, t.operator, t.value, t.effect) for t in data.tolerations)
+        data.shape = (selectors, f.consumable_capacity, capacity, f.partitionable_devices, f.device_taints,
+                      tolerations)
+        data.usable = self.view.usable.get(data.shape)
+
+    def _selectable(self, key: tuple[int, int, int], data: _Req, pos: int) -> Rejection | None:
         """None when the device is selectable for the request; raises the fatal ones unless probing."""
-        mkey = (cand.id, *key)
-        why = self.matches.get(mkey, _UNKNOWN)
+        why = data.verdicts[pos]
         if why is _UNKNOWN:
-            why = self.matches[mkey] = checks.selectable(
-                self.a.memo, self.f, self.node, data.cls, data.selectors, f"claim {claim_ref(self.claims[key[0]])}",
-                cand)
-        if why is not None and why.fatal and not self.probing:
-            raise AllocationError(why.detail)
+            # The cached verdict names no claim: only fatal ones carry words that do, and those are
+            # worded again below for the claim at hand.
+            why = data.verdicts[pos] = checks.selectable(
+                self.a.memo, self.f, self.node, data.cls, data.selectors, "", self.cands[pos])
+        if why is not None and why.fatal:
+            why = checks.selectable(self.a.memo, self.f, self.node, data.cls, data.selectors,
+                                    f"claim {claim_ref(self.claims[key[0]])}", self.cands[pos])
+            assert why is not None
+            if not self.probing:
+                raise AllocationError(why.detail)
         return why
+
+    def _usable(self, key: tuple[int, int, int], data: _Req) -> list[int]:
+        """The positions of the devices the request could ever take, in search order (memoised per node
+        view and request shape).
+
+        Left out is every device the scan would pass over whatever the search has chosen so far, and
+        without a trace: a selector that is false; a capacity request that does not fit the device even
+        unused (what others hold only adds to it); shared counters while partitionable devices are off;
+        a taint the request does not tolerate (`_try_add` takes the counters first, but gives them back
+        on a taint: no trace either). Devices whose selector fails stay in: the search raises that error
+        when, and only when, it meets them. So a scan over these positions tries the same devices in the
+        same order, with the same effects, as the scan over all of them; only the reporter, which hears
+        every device, needs the full scan.
+        """
+        found = self.view.usable.get(data.shape)
+        if found is None:
+            f = self.f
+            found = []
+            for pos, cand in enumerate(self.cands):
+                why = data.verdicts[pos]
+                if why is _UNKNOWN:
+                    why = data.verdicts[pos] = checks.selectable(
+                        self.a.memo, f, self.node, data.cls, data.selectors, "", cand)
+                if why is not None:
+                    if why.fatal:
+                        found.append(pos)
+                    continue
+                dev = cand.device
+                if f.consumable_capacity and not cap.fits(data.capacity, dev, None, None):
+                    continue
+                if not f.partitionable_devices and dev.consumes_counters:
+                    continue
+                if f.device_taints and dev.taints and untolerated_taint(dev, data.tolerations) is not None:
+                    continue
+                found.append(pos)
+            self.view.usable[data.shape] = found
+        data.usable = found
+        return found
 
     def _capacity_fits(self, data: _Req, cand: Candidate) -> bool:
         return cap.fits(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
@@ -442,10 +510,10 @@ class _Run:
     def _in_use(self, dev_id: DeviceID) -> bool:
         return dev_id in self.a.state.devices or bool(self.allocating.get(dev_id))
 
-    def _in_use_why(self, key: tuple[int, int, int], data: _Req, cand: Candidate) -> Rejection:
+    def _in_use_why(self, key: tuple[int, int, int], data: _Req, pos: int) -> Rejection:
         """For a reporter: whether an in-use device would have mattered (the search never looks further)."""
         if self.probing:
-            why = self._selectable(key, data, cand)
+            why = self._selectable(key, data, pos)
             if why is not None and not why.fatal:
                 return checks.IN_USE_UNMATCHED
         return checks.IN_USE
@@ -510,6 +578,12 @@ class _Run:
         admin = data.admin
         check_capacity = self.f.consumable_capacity
         rep = self.rep
+        if rep is None:
+            usable = data.usable
+            if usable is None and self.a.stats.steps >= SKIP_AFTER_STEPS:
+                usable = self._usable(key, data)
+            if usable is not None:
+                return self._scan_usable(ci, ri, si, di, in_sub, start, data, usable)
         for pos in range(start, len(cands)):
             cand = cands[pos]
             dev_id = cand.id
@@ -521,9 +595,9 @@ class _Run:
                     continue
             elif dev_id in allocated or allocating.get(dev_id):
                 if rep is not None:
-                    rep.rejected(ci, data.name, cand, self._in_use_why(key, data, cand))
+                    rep.rejected(ci, data.name, cand, self._in_use_why(key, data, pos))
                 continue
-            why = self._selectable(key, data, cand)
+            why = self._selectable(key, data, pos)
             if why is None and check_capacity and not self._capacity_fits(data, cand):
                 why = self._capacity_why(data, cand)
             if why is not None:
@@ -540,6 +614,46 @@ class _Run:
                 rep.usable(ci, data.name, cand)
                 undo()
                 self._fresh()
+                continue
+            try:
+                ok = self._step(ci, ri, si, di + 1, in_sub, pos + 1)
+            except BaseException:
+                undo()
+                raise
+            if ok:
+                return True
+            undo()
+        return False
+
+    def _scan_usable(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, data: _Req,
+                     usable: list[int]) -> bool:
+        """`_scan` over the request's usable positions (`_usable`), with no one listening."""
+        key = (ci, ri, si)
+        cands = self.cands
+        allocated = self.a.state.devices
+        allocating = self.allocating
+        admin = data.admin
+        verdicts = data.verdicts
+        check_capacity = self.f.consumable_capacity
+        aggregated = self.a.state.aggregated_capacity
+        allocating_capacity = self.allocating_capacity
+        for i in range(bisect_left(usable, start), len(usable)):
+            pos = usable[i]
+            cand = cands[pos]
+            dev_id = cand.id
+            if admin:
+                if ci in allocating.get(dev_id, ()):
+                    continue
+            elif dev_id in allocated or allocating.get(dev_id):
+                continue
+            if verdicts[pos] is not None:
+                self._selectable(key, data, pos)  # a selector that fails: its error ends the call here
+            # Unused, the device fits the request (`_usable`); only what others hold can change that.
+            if check_capacity and (dev_id in aggregated or dev_id in allocating_capacity) \
+                    and not self._capacity_fits(data, cand):
+                continue
+            undo = self._try_add(ci, data, cand, must=False)
+            if undo is None:
                 continue
             try:
                 ok = self._step(ci, ri, si, di + 1, in_sub, pos + 1)
@@ -585,11 +699,11 @@ class _Run:
                         return False
                     # An admin alternative needs no exclusive device, but its selectors still run.
                     fewest = 0 if data.admin else data.num if fewest is None else min(fewest, data.num)
-                    for cand in self.cands:
+                    for pos, cand in enumerate(self.cands):
                         if cand.id in allocated and not data.admin:
                             continue  # the search never looks at these for this request
                         try:
-                            if self._selectable((ci, ri, si), data, cand) is not None:
+                            if self._selectable((ci, ri, si), data, pos) is not None:
                                 continue
                         except AllocationError:
                             return False
