@@ -83,9 +83,15 @@ def _claims(draw: st.DrawFn, prefix: str) -> list[ResourceClaim]:
                 del exact["name"]
                 reqs.append({"name": f"r{q}", "exactly": exact})
         spec: dict[str, Any] = {"requests": reqs}
-        kind = draw(st.sampled_from([None, None, "matchAttribute", "distinctAttribute"]))
-        if kind is not None:
-            spec["constraints"] = [{kind: f"{DRIVER}/{draw(st.sampled_from(['model', 'root']))}"}]
+        constraints = []
+        for _ in range(draw(st.integers(0, 2))):
+            con: dict[str, Any] = {draw(st.sampled_from(["matchAttribute", "distinctAttribute"])):
+                                   f"{DRIVER}/{draw(st.sampled_from(['model', 'root']))}"}
+            if draw(st.booleans()):  # some requests only; a subrequest by its full name
+                con["requests"] = draw(st.lists(st.sampled_from(["r0", "r1", "r0/s0", "r1/s1"]), max_size=2))
+            constraints.append(con)
+        if constraints:
+            spec["constraints"] = constraints
         claims.append(_build(ResourceClaim, {"metadata": {"name": f"{prefix}{c}", "namespace": "ns"},
                                              "spec": {"devices": spec}}))
     return claims
@@ -103,7 +109,7 @@ def _calls(draw: st.DrawFn) -> tuple[Any, ...]:
     classes = {"gpu": _build(DeviceClass, {"metadata": {"name": "gpu"}, "spec": {}})}
     in_use = draw(st.sets(st.sampled_from([d["name"] for d in devs]), max_size=2)) if devs else set()
     features = Features(device_taints=draw(st.booleans()), partitionable_devices=draw(st.booleans()),
-                        consumable_capacity=draw(st.booleans()))
+                        consumable_capacity=draw(st.booleans()), list_type_attributes=draw(st.booleans()))
     return slices, classes, draw(_claims("c")), draw(_claims("later")), in_use, features
 
 

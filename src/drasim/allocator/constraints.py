@@ -70,6 +70,22 @@ class MatchAttribute(Constraint):
         self.list_types = list_types
         self.reference: tuple[str, object] | None = None
         self.count = 0
+        self._values: dict[int, tuple[str, object] | None] = {}
+
+    def rejects(self, device: Device, driver: str) -> bool:
+        """Whether `add` would refuse the device now (a plain, not list-typed, constraint that already
+        holds a device): its scalar value is missing or differs. Memoised per device for this constraint,
+        which lives for one Allocate call, while every device it sees is alive."""
+        if not self.count:
+            return False
+        key = id(device)
+        values = self._values
+        if key in values:
+            value = values[key]
+        else:
+            attr = lookup_attribute(device, driver, self.attribute)
+            value = values[key] = _scalar(attr) if attr is not None else None
+        return value is None or value != self.reference
 
     def add(self, base: str, sub: str, device: Device, driver: str) -> bool:
         if not self.applies(base, sub):

@@ -637,6 +637,7 @@ class _Run:
         check_capacity = self.f.consumable_capacity
         aggregated = self.a.state.aggregated_capacity
         allocating_capacity = self.allocating_capacity
+        match = self._first_match(ci, data)
         for i in range(bisect_left(usable, start), len(usable)):
             pos = usable[i]
             cand = cands[pos]
@@ -646,6 +647,8 @@ class _Run:
                     continue
             elif dev_id in allocated or allocating.get(dev_id):
                 continue
+            if match is not None and match.rejects(cand.device, dev_id.driver):
+                continue  # `_try_add` would refuse it at that constraint, leaving no trace (`_first_match`)
             if verdicts[pos] is not None:
                 self._selectable(key, data, pos)  # a selector that fails: its error ends the call here
             # Unused, the device fits the request (`_usable`); only what others hold can change that.
@@ -664,6 +667,21 @@ class _Run:
                 return True
             undo()
         return False
+
+    def _first_match(self, ci: int, data: _Req) -> MatchAttribute | None:
+        """The claim's first constraint that applies to the request, when it is a plain matchAttribute.
+
+        `_try_add` refuses a device whose value that constraint rejects, after the checks that
+        `_usable` settles and the counters, which it gives back. A device refused at the first applying
+        constraint leaves no trace: constraints before it do not apply (their add and remove do
+        nothing), while a later refusal would make earlier constraints forget (distinctAttribute) or
+        narrow (list-typed matchAttribute) what they hold. So the scan may pass such a device over
+        without calling `_try_add`, and the search stays the same.
+        """
+        for con in self.constraints[ci]:
+            if con.applies(data.base, data.sub):
+                return con if isinstance(con, MatchAttribute) and not con.list_types else None
+        return None
 
     def _checkpoint(self) -> None:
         """The proof once the search has run `budget.PROOF_AFTER_STEPS` steps; the deadline past `max_steps`."""
