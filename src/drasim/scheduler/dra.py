@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
+import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
@@ -13,164 +13,39 @@ from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
 from drasim.allocator.pools import Pool
 from drasim.api.claims import claim_ref
-from drasim.api.core import ContainerExtendedResourceRequest, Node, Pod
+from drasim.api.core import ContainerExtendedResourceRequest, Node, Pod, PodExtendedResourceClaimStatus
+from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
-from drasim.api.quantity import Quantity
-from drasim.api.resource import (
-    AllocationResult,
-    DeviceClaim,
-    DeviceClass,
-    DeviceRequest,
-    ExactDeviceRequest,
-    ResourceClaim,
-    ResourceClaimSpec,
-)
+from drasim.api.resource import AllocationResult, DeviceClaim, DeviceClass, ResourceClaim, ResourceClaimSpec
 from drasim.cluster.clock import later, seconds
-from drasim.cluster.state import ClusterState
+from drasim.cluster.state import ClusterState, Key, key_of
+from drasim.scheduler import scores as sc
+from drasim.scheduler.extended import extended_requests, generated_name, resolve_class
 from drasim.scheduler.filters import UNRESOLVABLE, Status
 from drasim.scheduler.grouping import Shape, dynamic_signature, shape_key, static_signature
-from drasim.scheduler.resources import DEVICE_CLASS_PREFIX, Vector, is_dra_extended
+from drasim.scheduler.prebind import needs_binding_conditions
+from drasim.scheduler.resources import Vector, is_dra_extended
+
+__all__ = ["CycleError", "DraCaches", "DraCycle", "extended_requests", "resolve_class"]
 
 PLUGIN = "DynamicResources"
 FINALIZER = "resource.kubernetes.io/delete-protection"
 EXTENDED_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 SPECIAL_NAME = "<extended-resources>"
-NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's random name suffix characters
-MAX_GENERATED_NAME = 58  # 63 minus the 5 random characters
 
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 REASON_CANNOT_FIT = "cannot fit resource"
 REASON_STALE_EXTENDED = "cannot schedule extended resource claim"
 REASON_TIMEOUT = "timed out trying to allocate devices"
+# Filter reasons that name nothing of the pod (node-local allocator errors may).
+CONSTANT_REASONS = frozenset({REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE, REASON_CANNOT_FIT,
+                              REASON_STALE_EXTENDED, REASON_TIMEOUT})
 
 
 class CycleError(Exception):
     """A Filter/Score/PreBind error: the scheduling attempt ends with status Error and this message."""
-
-
-# --- extended resources backed by DRA (§5.7) --------------------------------------------------------
-
-def resolve_class(classes: dict[str, DeviceClass], resource: str) -> DeviceClass | None:
-    """The DeviceClass serving an extended resource: newest explicit `extendedResourceName` (ties: smaller
-    name), else the class named by the implicit `deviceclass.resource.kubernetes.io/<class>`."""
-    best: DeviceClass | None = None
-    for cls in classes.values():
-        if cls.spec.extended_resource_name != resource:
-            continue
-        if best is None:
-            best = cls
-            continue
-        a, b = cls.metadata.creation_timestamp, best.metadata.creation_timestamp
-        if (a is not None and (b is None or a > b)) or (a == b and cls.metadata.name < best.metadata.name):
-            best = cls
-    if best is not None:
-        return best
-    if resource.startswith(DEVICE_CLASS_PREFIX):
-        return classes.get(resource[len(DEVICE_CLASS_PREFIX):])
-    return None
-
-
-def _request(index: int, requests: dict[str, Quantity], resource: str, class_name: str,
-             reusable: list[DeviceRequest | None], container: str
-             ) -> tuple[DeviceRequest | None, list[ContainerExtendedResourceRequest]]:
-    """One container's device request for `resource` (None: none needed) and its mappings.
-
-    `reusable` are requests of long-lived containers at this index and later: a short-lived init container
-    maps onto them first and only asks for what their counts do not cover (upstream
-    createResourceRequestAndMappings)."""
-    q = requests.get(resource)
-    if q is None or not q.is_integer() or q.as_integer() == 0:
-        return None, []
-    want = q.as_integer()
-    mappings = []
-    covered = 0
-    for r in reusable:
-        if r is None or r.exactly is None:
-            continue
-        covered += r.exactly.count or 0
-        mappings.append(ContainerExtendedResourceRequest(container_name=container, resource_name=resource,
-                                                         request_name=r.name))
-        if covered >= want:
-            return None, mappings
-    name = f"container-{index}-request-{sorted(requests).index(resource)}"
-    mappings.append(ContainerExtendedResourceRequest(container_name=container, resource_name=resource,
-                                                     request_name=name))
-    return DeviceRequest(name=name, exactly=ExactDeviceRequest(
-        device_class_name=class_name, allocation_mode="ExactCount", count=want - covered)), mappings
-
-
-def extended_requests(pod: Pod, needs: tuple[str, ...], classes: dict[str, DeviceClass], release: str
-                      ) -> tuple[list[DeviceRequest], list[ContainerExtendedResourceRequest]]:
-    """The special claim's requests for the resources in `needs` and the pod's request mappings (§5.7,
-    upstream createRequestsAndMappings).
-
-    Requests are named `container-<i>-request-<j>` (i over initContainers+containers, j the resource's index
-    in the container's sorted request names) and sorted by name. Long-lived containers (regular ones and
-    sidecars) get one request each; since 1.35 (PR #134882) a short-lived init container first reuses
-    requests of long-lived containers at later indices, and what remains of all short-lived ones folds into
-    one request for their maximum. Mappings: per resource (sorted), long-lived ones, then short-lived ones.
-    """
-    containers = pod.spec.init_containers + pod.spec.containers
-    n_init = len(pod.spec.init_containers)
-    fold = releases.folds_init_container_requests(release)
-    short = [i for i, c in enumerate(containers) if fold and i < n_init and c.restart_policy != "Always"]
-    long = [i for i in range(len(containers)) if i not in short]
-    out: list[DeviceRequest] = []
-    mappings: list[ContainerExtendedResourceRequest] = []
-    for resource in sorted(needs):
-        cls = resolve_class(classes, resource)
-        if cls is None:
-            continue
-        cname = cls.metadata.name
-        long_reqs: list[DeviceRequest | None] = [None] * len(containers)
-        long_maps: list[ContainerExtendedResourceRequest] = []
-        for i in long:
-            c = containers[i]
-            long_reqs[i], got = _request(i, dict(c.resources.requests), resource, cname, [], c.name)
-            long_maps += got
-        biggest: DeviceRequest | None = None
-        most = 0
-        short_names: set[str] = set()
-        short_maps: list[ContainerExtendedResourceRequest] = []
-        for i in short:
-            c = containers[i]
-            req, got = _request(i, dict(c.resources.requests), resource, cname, long_reqs[i:], c.name)
-            if req is not None and req.exactly is not None:
-                short_names.add(req.name)
-                count = req.exactly.count or 0
-                if biggest is None or most < count:
-                    biggest, most = req, count
-            short_maps += got
-        if biggest is not None and len(short_names) > 1:
-            for m in short_maps:
-                if m.request_name in short_names:
-                    m.request_name = biggest.name
-        if biggest is not None:
-            out.append(biggest)
-        out += [r for r in long_reqs if r is not None]
-        mappings += long_maps + short_maps
-    out.sort(key=lambda r: r.name)
-    return out, mappings
-
-
-def generated_name(state: ClusterState, namespace: str, base: str, seed: int, salt: str) -> str:
-    """generateName + 5 characters: apimachinery's alphabet, drawn from SHA-256(seed, namespace, base, salt,
-    attempt); the attempt counter moves on while the name is taken."""
-    base = base[:MAX_GENERATED_NAME]
-    attempt = 0
-    while True:
-        value = int.from_bytes(hashlib.sha256(f"{seed}\x00{namespace}\x00{base}\x00{salt}\x00{attempt}".encode())
-                               .digest(), "big")
-        chars = []
-        for _ in range(5):
-            value, digit = divmod(value, len(NAME_ALPHABET))
-            chars.append(NAME_ALPHABET[digit])
-        name = base + "".join(chars)
-        if (namespace, name) not in state.claims:
-            return name
-        attempt += 1
 
 
 def _owned_by(claim: ResourceClaim, pod: Pod) -> bool:
@@ -198,57 +73,6 @@ LOCAL = "local"
 ERROR = "error"
 # (kind, chosen subrequests per claim, node-local error text)
 Outcome = tuple[str, tuple[frozenset[str], ...], str]
-
-
-# --- PreBind: binding conditions (§5.6) -----------------------------------------------------------------
-
-BINDING_POLL_SECONDS = 5  # PreBind re-checks the claims' device conditions this often
-BINDING_READY = "ready"
-BINDING_WAITING = "waiting"
-BINDING_FAILED = "failed"
-
-
-def needs_binding_conditions(allocation: AllocationResult | None) -> bool:
-    """Whether PreBind must wait for devices' binding conditions before binding the pod."""
-    return allocation is not None and any(r.binding_conditions for r in allocation.devices.results)
-
-
-def binding_outcome(claims: list[ResourceClaim], now: datetime, timeout: int) -> tuple[str, str, datetime | None]:
-    """PreBind's check of the claims: ready when every device with binding conditions reports them all True;
-    failed (with upstream's error) when one of its failure conditions is True or when `timeout` seconds
-    passed since the claim's allocationTimestamp; else waiting (what for, and until when)."""
-    waiting: list[str] = []
-    deadline: datetime | None = None
-    for claim in claims:
-        status = claim.status
-        if status is None or status.allocation is None:
-            continue
-        for result in status.allocation.devices.results:
-            if not result.binding_conditions:
-                continue
-            device = next((d for d in status.devices
-                           if (d.driver, d.pool, d.device) == (result.driver, result.pool, result.device)), None)
-            conditions = {c.type: c for c in device.conditions} if device is not None else {}
-            for name in result.binding_failure_conditions:
-                cond = conditions.get(name)
-                if cond is not None and cond.status == "True":
-                    return BINDING_FAILED, (f"claim {claim.metadata.name} binding failed: reason={cond.reason or ''}, "
-                                            f'message="{cond.message or ""}"'), None
-            missing = [c for c in result.binding_conditions
-                       if conditions.get(c) is None or conditions[c].status != "True"]
-            if not missing:
-                continue
-            stamp = status.allocation.allocation_timestamp
-            if stamp is not None:
-                until = later(stamp, seconds(timeout))
-                if now >= until:
-                    return BINDING_FAILED, f"claim {claim.metadata.name} binding timeout", None
-                deadline = until if deadline is None or until < deadline else deadline
-            waiting.append(f"{', '.join(missing)} of device {result.driver}/{result.pool}/{result.device} "
-                           f"(claim {claim.metadata.namespace or 'default'}/{claim.metadata.name})")
-    if waiting:
-        return BINDING_WAITING, "; ".join(waiting), deadline
-    return BINDING_READY, "", None
 
 
 # --- caches shared by cycles ------------------------------------------------------------------------
@@ -371,6 +195,18 @@ class NodeAllocation:
 
     claims: list[ResourceClaim]
     chosen: tuple[frozenset[str], ...]  # per claim allocated in this cycle (the special claim last)
+
+
+@dataclass
+class Reservation:
+    """Reserve's outcome on the chosen node (see DraCycle.reserve)."""
+
+    allocations: dict[Key, AllocationResult] = field(default_factory=dict)
+    chosen_subrequests: dict[Key, list[str]] = field(default_factory=dict)
+    extended_claim: ResourceClaim | None = None
+    extended_status: PodExtendedResourceClaimStatus | None = None
+    binding_wait: bool = False  # PreBind waits for devices' binding conditions
+    error: str | None = None
 
 
 @dataclass
@@ -546,7 +382,37 @@ class DraCycle:
 
     @property
     def active(self) -> bool:
+        """Whether the plugin takes part in this cycle (PreFilter found claims to handle)."""
         return bool(self.claims)
+
+    def backed_resources(self) -> frozenset[str]:
+        """The pod's extended resources a DeviceClass serves: NodeResourcesFit leaves them to this plugin."""
+        classes = self.state.classes
+        return frozenset(n for n in self.ext if resolve_class(classes, n) is not None)
+
+    def plan_key(self) -> tuple[object, ...] | None:
+        """What pods must share of this plugin's inputs to share Filter verdicts and raw scores per node
+        (None: per-pod inputs, i.e. allocated claims or a leftover special claim)."""
+        if self.allocated or (self.special is not None and not self.special_template):
+            return None
+        if not self.claims:
+            return ()
+        shape = self.batch(())[1]
+        containers: tuple[object, ...] = ()
+        if self.special is not None:  # the special claim's requests follow the containers' own requests
+            spec = self.pod.spec
+            containers = tuple(tuple(sorted((k, str(q)) for k, q in c.resources.requests.items() if k in self.ext))
+                               for c in spec.init_containers + spec.containers)
+        return (shape.id if shape is not None else -1, self.special is not None, tuple(sorted(self.ext.items())),
+                containers)
+
+    def failure_names_nothing_of_pod(self, statuses: Iterable[Status]) -> bool:
+        """Whether a failed cycle's outcome would be the same for any pod with the same claim specs: no
+        extended resources, no allocated claims, and only Filter reasons that name nothing of the pod."""
+        if self.ext or self.special is not None or self.allocated:
+            return False
+        return all(st.plugin != PLUGIN or (len(st.reasons) == 1 and st.reasons[0] in CONSTANT_REASONS)
+                   for st in statuses)
 
     # --- Filter --------------------------------------------------------------------------------
 
@@ -708,7 +574,136 @@ class DraCycle:
         found = self.nodes.get(name)
         return found.chosen if found is not None else None
 
+    # --- Score ---------------------------------------------------------------------------------------
+
+    def score_raw(self, name: str, memo: dict[object, int]) -> int:
+        """Score's raw value on a node Filter passed (-1: the Score plugin fails there, see score_error),
+        memoised per chosen subrequests in `memo`."""
+        chosen = self.chosen_for_score(name)
+        if chosen is None:
+            return 0
+        found = memo.get(chosen)
+        if found is None:
+            features = self.state.features
+            if releases.scores_stored_allocations(features.release):
+                found = sc.dra_raw_stored(self.claims, chosen, features.prioritized_list)
+            else:
+                try:
+                    found = sc.dra_raw(self.claims, chosen)
+                except sc.ScoreError:
+                    found = -1  # raised when scoring happens (upstream fails the Score plugin)
+            memo[chosen] = found
+        return found
+
+    def score_error(self, node: Node, allocatable: Vector) -> None:
+        """Raise the Score plugin's error (CycleError) for a node whose raw score was -1."""
+        self.filter(node, allocatable)
+        try:
+            sc.dra_raw(self.claims, self.chosen_for_score(node.metadata.name) or ())
+        except sc.ScoreError as err:
+            raise CycleError(f'running Score plugins: plugin "{PLUGIN}" failed with: {err}') from None
+
+    # --- PostFilter ----------------------------------------------------------------------------------
+
+    def post_filter(self) -> tuple[str, list[Key], list[Key]]:
+        """(message, claims to deallocate, claims to delete): the first unavailable claim reserved by no
+        other pod is deallocated; else a leftover special claim is deleted."""
+        if not self.claims:
+            return "no new claims to deallocate", [], []
+        pod = self.pod
+        special_real = self.special is not None and not self.special_template
+        for index in sorted(self.unavailable):
+            claim = self.claims[index]
+            if claim is self.special:
+                if special_real:
+                    break
+                continue
+            reserved = claim.status.reserved_for if claim.status is not None else []
+            if not reserved or (len(reserved) == 1 and reserved_for_pod(claim, pod)):
+                return "deallocation of ResourceClaim completed", [key_of(claim)], []
+        if special_real and self.special is not None:
+            return "deletion of ResourceClaim completed", [], [key_of(self.special)]
+        return "still not schedulable", [], []
+
+    def helped_by_freeing(self, held: set[Key], nodes: list[str], requests: Vector,
+                          allocatable: dict[str, Vector]) -> bool:
+        """Would one of `nodes` (rejected by this plugin) pass Filter if the claims in `held` were
+        deallocated? (drasim's hint that priority does not help: DynamicResources does not preempt.)"""
+        state = self.state
+        held_pools = {(r.driver, r.pool) for k in held
+                      for r in state.claims[k].status.allocation.devices.results}  # type: ignore[union-attr]
+        cache = state.slice_cache()
+        nodes = [n for n in nodes if held_pools.intersection(self.caches.devices(cache, state.nodes[n], state).pools)]
+        if not nodes:
+            return False
+        freed = AllocatedState()
+        for ckey, claim in state.claims.items():
+            if ckey in held or claim.status is None or claim.status.allocation is None:
+                continue
+            freed.add_allocation(claim.status.allocation, consumable_capacity=state.features.consumable_capacity)
+        probe = DraCycle(state, self.pod, DraCaches(), self.extended_enabled, self.binding_timeout, in_use=freed,
+                         max_steps=self.max_steps)
+        if probe.pre_enqueue() is not None or probe.pre_filter(requests).reject is not None:
+            return False
+        for name in nodes:
+            try:
+                if probe.filter(state.nodes[name], allocatable[name]) is None:
+                    return True
+            except CycleError:
+                return False
+        return False
+
     # --- Reserve / PreBind --------------------------------------------------------------------------
+
+    def reserve(self, node: Node, allocatable: Vector, seed: int) -> Reservation:
+        """Reserve + PreBind's checks on the chosen node: the allocations to write, the special claim to
+        create (named from `seed`), or the error (reservedFor full); changes nothing."""
+        out = Reservation()
+        pod, ns = self.pod, self.namespace
+        for claim, allocation in self.allocate(node, allocatable):
+            if claim.metadata.name == SPECIAL_NAME:
+                final = self._extended_claim(claim, seed)
+                out.extended_claim = final
+                ckey = (ns, final.metadata.name)
+                out.extended_status = PodExtendedResourceClaimStatus(
+                    resource_claim_name=final.metadata.name, request_mappings=self.request_mappings(claim))
+            else:
+                ckey = key_of(claim)
+            out.allocations[ckey] = allocation
+            picked: list[str] = []
+            for r in allocation.devices.results:
+                if "/" in r.request and r.request not in picked:
+                    picked.append(r.request)
+            if picked:
+                out.chosen_subrequests[ckey] = picked
+        for claim in self.claims:
+            if claim.metadata.name == SPECIAL_NAME or reserved_for_pod(claim, pod):
+                continue
+            status = claim.status
+            have = len(status.reserved_for) if status is not None else 0
+            if have + 1 > MAX_RESERVED_FOR:
+                verb = "add allocation and reservation" if key_of(claim) in out.allocations else "add reservation"
+                return Reservation(error=(
+                    f'running PreBind plugin "{PLUGIN}": {verb} to claim {ns}/{claim.metadata.name}: '
+                    f'ResourceClaim.resource.k8s.io "{claim.metadata.name}" is invalid: status.reservedFor: '
+                    f"Too many: {have + 1}: must have at most {MAX_RESERVED_FOR} items"))
+        if self.state.features.device_binding_and_status:
+            allocations = [*out.allocations.values(),
+                           *(c.status.allocation for c in self.claims if c.status is not None)]
+            out.binding_wait = any(needs_binding_conditions(a) for a in allocations)
+        return out
+
+    def _extended_claim(self, variant: ResourceClaim, seed: int) -> ResourceClaim:
+        meta = variant.metadata
+        ns = self.namespace
+        base = meta.generate_name or f"{self.pod.metadata.name}-extended-resources-"
+        name = generated_name(self.state, ns, base, seed, self.pod.metadata.uid or "")
+        uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"drasim:{seed}:claim:{ns}/{name}"))
+        return ResourceClaim(
+            metadata=ObjectMeta(name=name, namespace=ns, generate_name=base, uid=uid,
+                                annotations={EXTENDED_ANNOTATION: "true"},
+                                owner_references=list(meta.owner_references), finalizers=[FINALIZER]),
+            spec=variant.spec)
 
     def allocate(self, node: Node, allocatable: Vector) -> list[tuple[ResourceClaim, AllocationResult]]:
         """The claims allocated on the chosen node and their results, from a direct allocator call."""

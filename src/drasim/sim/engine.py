@@ -30,8 +30,9 @@ from drasim.controllers.devicetaint import (
 )
 from drasim.controllers.events import NORMAL, WARNING, Event
 from drasim.scheduler import Scheduler, SchedulerConfig, ScheduleResult
-from drasim.scheduler.dra import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING, PLUGIN
+from drasim.scheduler.dra import PLUGIN
 from drasim.scheduler.framework import GATED
+from drasim.scheduler.prebind import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
 from drasim.sim.workloads import WorkloadController, check_workloads
 

@@ -1,0 +1,214 @@
+"""The scheduler's cache of the cluster (upstream backend/cache): node order, per-node pod accounts, assumed pods."""
+
+# Kept incrementally from the ClusterState's change feeds (`node_version`, `pod_log`, `device_log`): a cycle
+# reads the accounts of the nodes it looks at, never the whole pod list. `dirty` lists the nodes whose
+# pods or devices changed, in order; each Plan keeps a cursor into it and forgets those nodes' verdicts.
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from drasim.api.core import Node, Pod
+from drasim.api.meta import ObjectMeta
+from drasim.cluster.state import ClusterState, Key
+from drasim.scheduler.filters import Selector, Status, counts_for_spread
+from drasim.scheduler.nodetree import node_tree_order
+from drasim.scheduler.plan import Plan
+from drasim.scheduler.queue import priority
+from drasim.scheduler.resources import NodeAccount, Vector, counts_on_node, node_allocatable, pod_nonzero, pod_requests
+
+
+class SelectorIndex:
+    """Matching pods per node (and per topology domain) for one (namespace, selector), kept incrementally."""
+
+    def __init__(self, namespace: str, selector: Selector) -> None:
+        self.namespace = namespace
+        self.selector = selector
+        self.by_node: dict[str, int] = {}
+        self.domains: dict[str, dict[str, int]] = {}  # topology key -> label value ("" if absent) -> count
+
+    def matches(self, pod: Pod) -> bool:
+        return counts_for_spread(pod, self.namespace, self.selector)
+
+    def add(self, node_name: str, node: Node | None, sign: int) -> None:
+        self.by_node[node_name] = self.by_node.get(node_name, 0) + sign
+        if node is not None:
+            labels = node.metadata.labels
+            for key, counts in self.domains.items():
+                value = labels.get(key, "")
+                counts[value] = counts.get(value, 0) + sign
+
+
+class NodeCache:
+    """Per node: allocatable, the pods on it (bound or assumed) and their requests; selector indexes for
+    PodTopologySpread; the Plans of the pods that read nodes alike. Follows one ClusterState."""
+
+    def __init__(self) -> None:
+        self.state: ClusterState | None = None
+        # Pods in PreBind (waiting for binding conditions): assumed on their node, as the scheduler cache does.
+        self.assumed: dict[Key, str] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        self.node_version = -1
+        self.names: list[str] = []  # the scan order (node tree)
+        self.pos: dict[str, int] = {}  # node name -> position in names
+        self.alloc: dict[str, Vector] = {}
+        self.alloc_id: dict[str, int] = {}
+        self.interned: dict[tuple[object, ...], int] = {}
+        self.accounts: dict[str, NodeAccount] = {}
+        # Per counted pod: (node, requests, non-zero requests, a snapshot of what the indexes counted).
+        self.contrib: dict[Key, tuple[str, Vector, tuple[int, int], Pod]] = {}
+        self.node_pods: dict[str, set[Key]] = {}
+        self.priorities: dict[int, int] = {}  # bound pods per priority
+        self.log_pos = 0
+        self.pods_len = -1
+        self.static: dict[tuple[object, ...], dict[str, tuple[Node, Status | None, int, int]]] = {}
+        self.indexes: dict[tuple[str, Selector], SelectorIndex] = {}
+        self.owners: tuple[int, dict[tuple[str, str, str], Any]] = (-1, {})
+        self.plans: dict[tuple[object, ...], Plan] = {}
+        self.dirty: list[str] = []
+        self.device_pos = 0
+
+    def intern(self, value: tuple[object, ...]) -> int:
+        found = self.interned.get(value)
+        if found is None:
+            found = self.interned[value] = len(self.interned)
+        return found
+
+    def rekey(self, name: str) -> None:
+        """Recompute the node's account key (allocatable and requested: equal keys fit alike)."""
+        acct = self.accounts.get(name)
+        if acct is None:
+            acct = self.accounts[name] = NodeAccount()
+        acct.key = self.intern((self.alloc_id.get(name, -1), acct.state()))
+
+    def account(self, name: str) -> NodeAccount:
+        acct = self.accounts.get(name)
+        if acct is None:
+            self.rekey(name)
+            acct = self.accounts[name]
+        return acct
+
+    def sync(self, state: ClusterState, pool_nodes: dict[tuple[str, str], set[str]]) -> None:
+        """Catch up with the state's change feeds (`pool_nodes`: the nodes of each device pool)."""
+        if state is not self.state:
+            self.state = state
+            self.assumed.clear()
+            self.reset()
+        if state.node_version != self.node_version or len(state.nodes) != len(self.names):
+            self.node_version = state.node_version
+            self.names = node_tree_order(state.nodes)
+            self.pos = {name: i for i, name in enumerate(self.names)}
+            self.alloc = {n: node_allocatable(node) for n, node in state.nodes.items()}
+            self.alloc_id = {n: self.intern(("alloc", tuple(sorted(a.items())))) for n, a in self.alloc.items()}
+            self.static.clear()
+            for idx in self.indexes.values():
+                self.fill_domains(idx, list(idx.domains))
+            for name in set(self.accounts) | set(state.nodes):
+                self.rekey(name)
+            self.plans.clear()
+        log = state.pod_log
+        if self.pods_len < 0 or (self.log_pos == len(log) and len(state.pods) != self.pods_len):
+            self._rebuild_pods(state)
+        else:
+            touched: set[str] = set()
+            for key in log[self.log_pos:]:
+                touched |= self._update_pod(state, key)
+            for name in touched:
+                self.rekey(name)
+            self.dirty.extend(touched)
+        self.log_pos = len(log)
+        self.pods_len = len(state.pods)
+        devices = state.device_log
+        if self.device_pos < len(devices):
+            for pool in set(devices[self.device_pos:]):
+                self.dirty.extend(pool_nodes.get(pool, ()))
+            self.device_pos = len(devices)
+
+    def _rebuild_pods(self, state: ClusterState) -> None:
+        self.accounts = {}
+        self.contrib = {}
+        self.node_pods = {}
+        self.priorities = {}
+        for idx in self.indexes.values():
+            idx.by_node.clear()
+            for counts in idx.domains.values():
+                counts.clear()
+        for key in state.pods:
+            self._update_pod(state, key)
+        for name in set(self.accounts) | set(state.nodes):
+            self.rekey(name)
+        self.plans.clear()
+
+    def _update_pod(self, state: ClusterState, key: Key) -> set[str]:
+        touched: set[str] = set()
+        old = self.contrib.pop(key, None)
+        if old is not None:
+            node_name, req, nz, old_pod = old
+            self.accounts[node_name].add(req, nz, -1)
+            self.priorities[priority(old_pod)] -= 1
+            self.node_pods[node_name].discard(key)
+            touched.add(node_name)
+            for idx in self.indexes.values():
+                if idx.matches(old_pod):
+                    idx.add(node_name, state.nodes.get(node_name), -1)
+        pod = state.pods.get(key)
+        assumed = self.assumed.get(key) if self.assumed else None
+        if pod is not None and (counts_on_node(pod) or assumed):
+            node_name = pod.spec.node_name or assumed or ""
+            req, nz = pod_requests(pod), pod_nonzero(pod)
+            acct = self.accounts.get(node_name)
+            if acct is None:
+                acct = self.accounts[node_name] = NodeAccount()
+            acct.add(req, nz, +1)
+            self.node_pods.setdefault(node_name, set()).add(key)
+            prio = priority(pod)
+            self.priorities[prio] = self.priorities.get(prio, 0) + 1
+            # A snapshot of what the indexes counted, so a later in-place edit can be undone exactly.
+            snap = Pod(metadata=ObjectMeta(name=pod.metadata.name, namespace=pod.metadata.namespace,
+                                           labels=dict(pod.metadata.labels),
+                                           deletion_timestamp=pod.metadata.deletion_timestamp),
+                       spec=msgspec.structs.replace(pod.spec), status=pod.status)
+            self.contrib[key] = (node_name, req, nz, snap)
+            touched.add(node_name)
+            for idx in self.indexes.values():
+                if idx.matches(pod):
+                    idx.add(node_name, state.nodes.get(node_name), +1)
+        return touched
+
+    def index(self, namespace: str, selector: Selector) -> SelectorIndex:
+        """The (kept) index of pods matching the selector in the namespace."""
+        found = self.indexes.get((namespace, selector))
+        if found is None:
+            found = self.indexes[(namespace, selector)] = SelectorIndex(namespace, selector)
+            for node_name, _req, _nz, snap in self.contrib.values():
+                if found.matches(snap):
+                    found.add(node_name, None, +1)
+        return found
+
+    def fill_domains(self, idx: SelectorIndex, keys: list[str]) -> None:
+        """Count the index's pods per value of each topology key."""
+        state = self.state
+        assert state is not None
+        for key in keys:
+            counts: dict[str, int] = {}
+            for node_name, n in idx.by_node.items():
+                node = state.nodes.get(node_name)
+                if node is not None and n:
+                    value = node.metadata.labels.get(key, "")
+                    counts[value] = counts.get(value, 0) + n
+            idx.domains[key] = counts
+
+    def without(self, name: str, victims: list[Key]) -> NodeAccount:
+        """The node's account with these pods removed (a preemption dry run)."""
+        acct = NodeAccount()
+        base = self.accounts[name]
+        acct.requested = dict(base.requested)
+        acct.nz_cpu, acct.nz_mem, acct.npods = base.nz_cpu, base.nz_mem, base.npods
+        for k in victims:
+            _node, req, nz, _snap = self.contrib[k]
+            acct.add(req, nz, -1)
+        return acct
