@@ -9,11 +9,9 @@ from typing import Any
 
 import pytest
 
-from drasim.api.admission import Submitted, admit
 from drasim.api.encode import encode_object
 from drasim.api.profile import profile_for
 from drasim.api.resource import DeviceTaintRule
-from drasim.api.validate import check_pools, validate_objects
 from drasim.cli.scenarios import load_scenario_input
 from drasim.cluster import ClusterState
 from drasim.cluster.snapshot import ClusterSnapshot
@@ -31,6 +29,9 @@ from drasim.sim.settle import settle
 from drasim.sim.timeline import find_timelines
 from drasim.sources.files import load_bytes, load_paths, parse_yaml
 from drasim.sources.inputs import read_inputs
+from drasim.validation.admission import Submitted, admit
+from drasim.validation.objects import validate_objects
+from drasim.validation.pools import check_pools
 
 PROFILE = profile_for("1.36", {"DRADeviceTaintRules": True})
 OPTIONS = SimulationOptions.for_profile(PROFILE)

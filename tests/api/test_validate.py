@@ -9,18 +9,13 @@ from typing import Any
 import pytest
 
 from drasim.api.decode import decode_object
+from drasim.api.gates import ValidationFeatures
 from drasim.api.profile import SIMULATED, normalize_version, profile_for
-from drasim.api.validate import (
-    Finding,
-    ValidationFeatures,
-    default_cel_checker,
-    is_dns1123_label,
-    is_qualified_name,
-    render_value,
-    validate_object,
-    validate_objects,
-)
 from drasim.errors import DrasimError
+from drasim.validation.celcheck import default_cel_checker
+from drasim.validation.findings import Finding, render_value
+from drasim.validation.formats import is_dns1123_label, is_qualified_name
+from drasim.validation.objects import validate_object, validate_objects
 
 # The API server's gate defaults per release, read from the one release profile.
 FEATURES_BY_VERSION: dict[str, ValidationFeatures] = {v: profile_for(v).validation_features() for v in SIMULATED}

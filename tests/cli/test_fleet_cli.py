@@ -13,8 +13,8 @@ import pytest
 import drasim
 from drasim.api import core
 from drasim.api import resource as r
-from drasim.api.validate import validate_objects
 from drasim.sources.files import load_bytes, load_paths
+from drasim.validation.objects import validate_objects
 
 SRC = str(Path(drasim.__file__).resolve().parents[1])  # run the same drasim the tests import
 

@@ -13,7 +13,6 @@ from drasim.api.decode import decode_object
 from drasim.api.encode import to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.api.quantity import Quantity
-from drasim.api.validate import validate_objects
 from drasim.catalog.nvidia import GpuModel, load_catalog
 from drasim.errors import InputError
 from drasim.fleet.generate import (
@@ -25,6 +24,7 @@ from drasim.fleet.generate import (
     resolve_layout,
 )
 from drasim.runner.scenario import ScenarioInput, StepSpec, run_scenario
+from drasim.validation.objects import validate_objects
 
 CATALOG = load_catalog()
 MIG_MODELS = [m for m in CATALOG.models if m.mig_supported]

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from drasim.api.validate import ValidationFeatures
+from drasim.api.gates import ValidationFeatures
 from drasim.errors import DrasimError
 
 __all__ = [

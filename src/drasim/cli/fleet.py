@@ -13,7 +13,6 @@ import click
 from drasim import __version__
 from drasim.api import core
 from drasim.api import resource as r
-from drasim.api.admission import Submitted, admit
 from drasim.api.encode import encode_object, to_json, to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.catalog.nvidia import PROFILE_FIELDS, Catalog, GpuModel, load_catalog
@@ -33,6 +32,7 @@ from drasim.fleet.generate import (
 )
 from drasim.sources import files
 from drasim.sources.outdir import write_files
+from drasim.validation.admission import Submitted, admit
 
 __all__ = ["fleet", "header_lines", "list_models_text"]
 

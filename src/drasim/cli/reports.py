@@ -15,11 +15,11 @@ from drasim.diagnostics import API_VERSION, Diagnostic, ObjectReference, Severit
 
 if TYPE_CHECKING:
     from drasim.api.profile import ReleaseProfile
-    from drasim.api.validate import Finding
     from drasim.doctor.model import Finding as DoctorFinding
     from drasim.explain import Explanation
     from drasim.lint import LintFinding
     from drasim.lint.rules import Rule
+    from drasim.validation.findings import Finding
 
 __all__ = ["diagnostics_data", "enabled_gates", "envelope", "from_doctor", "from_explanation", "from_lint",
            "from_validation", "sarif_log"]
@@ -33,7 +33,7 @@ def _severity(text: str) -> Severity:
 
 def enabled_gates(profile: ReleaseProfile) -> list[str]:
     """The DRA feature gates the API server of `profile` has on (a report's `featureGates`)."""
-    from drasim.api.validate import GATE_NAMES
+    from drasim.api.gates import GATE_NAMES
 
     features = profile.validation_features()
     return [gate for flag, gate in GATE_NAMES.items() if getattr(features, flag)]

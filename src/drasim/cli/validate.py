@@ -11,11 +11,12 @@ import click
 
 from drasim.api import resource as r
 from drasim.api.meta import object_ref
-from drasim.api.validate import Finding, check_pools
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
 from drasim.cli.reports import enabled_gates, envelope, from_validation
+from drasim.validation.findings import Finding
+from drasim.validation.pools import check_pools
 
 __all__ = ["validate"]
 

@@ -20,9 +20,9 @@ from drasim.api.limits import (
 )
 from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import BINARY_SI, Quantity
-from drasim.api.validate import is_dns1123_subdomain, is_valid_label_value
 from drasim.catalog.nvidia import Catalog, GpuModel, MigProfile, load_catalog
 from drasim.errors import InputError
+from drasim.validation.formats import is_dns1123_subdomain, is_valid_label_value
 
 __all__ = [
     "CUDA_BY_DRIVER_BRANCH",

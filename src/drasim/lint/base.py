@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from drasim.api import core
 from drasim.api import resource as r
+from drasim.api.gates import ValidationFeatures
 from drasim.api.meta import ObjectMeta, object_ref
 from drasim.api.profile import ReleaseProfile
-from drasim.api.validate import ValidationFeatures
 from drasim.cel import DeviceInput, device_input
 from drasim.cluster import ClusterState
 

@@ -9,9 +9,7 @@ from dataclasses import dataclass, replace
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api import core
 from drasim.api import resource as r
-from drasim.api.admission import Admission
 from drasim.api.profile import ReleaseProfile, profile_for
-from drasim.api.validate import Finding, check_pools, validate_objects
 from drasim.cluster import ClusterState
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
 from drasim.lint.rules_cel import check_mig_profiles, check_selectors
@@ -20,6 +18,10 @@ from drasim.lint.rules_taints import check_taint_rules
 from drasim.lint.versions import LINT_VERSIONS, lint_features, normalize_lint_version
 from drasim.sim.settle import settled_state
 from drasim.sim.timeline import Timeline
+from drasim.validation.admission import Admission
+from drasim.validation.findings import Finding
+from drasim.validation.objects import validate_objects
+from drasim.validation.pools import check_pools
 
 __all__ = ["RULES", "Rule", "lint_objects"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from drasim.api.gates import ValidationFeatures
 from drasim.api.profile import GATES, normalize_version, profile_for
-from drasim.api.validate import ValidationFeatures
 
 __all__ = [
     "LINT_VERSIONS",

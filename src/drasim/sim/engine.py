@@ -15,7 +15,6 @@ from drasim.allocator.versions import allocator_features
 from drasim.api.clone import clone_objects
 from drasim.api.core import Pod
 from drasim.api.profile import ReleaseProfile
-from drasim.api.validate import Finding
 from drasim.cluster import EPOCH, ClusterState, Key, key_of
 from drasim.cluster.clock import later
 from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, update_pod_condition
@@ -35,6 +34,7 @@ from drasim.scheduler.framework import GATED
 from drasim.scheduler.prebind import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
 from drasim.sim.workloads import WorkloadController, check_workloads
+from drasim.validation.findings import Finding
 
 # Nodes per pod whose per-plugin scores are kept and reported (best first). Every feasible node would make
 # a simulation O(pods x sampled nodes): 1.15 million entries for 5,000 pods on 500 nodes.

@@ -9,7 +9,6 @@ from typing import Any, Literal
 import yaml
 
 from drasim import __version__
-from drasim.api.admission import Submitted, admit
 from drasim.api.encode import to_json, to_yaml
 from drasim.api.kinds import KubeObject
 from drasim.api.profile import SIMULATED, ReleaseProfile, parse_minor
@@ -17,6 +16,7 @@ from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.errors import InputError
 from drasim.sources.files import EXTENSIONS, AliasBudget, decode_text, input_files, load_bytes, parse_yaml, read_input
 from drasim.sources.outdir import MARKER, write_files
+from drasim.validation.admission import Submitted, admit
 
 __all__ = ["CLUSTER_INFO", "DUMP_FILES", "INFO_API_VERSION", "INFO_KIND", "admit_snapshot", "read_dump",
            "write_dump"]
@@ -171,7 +171,7 @@ def read_dump(directory: str) -> ClusterSnapshot:
 
 
 def admit_snapshot(snapshot: ClusterSnapshot, profile: ReleaseProfile) -> None:
-    """Pass a dump's objects through admission (`api.admission`) for `profile`, as every command reads its
+    """Pass a dump's objects through admission (`validation.admission`) for `profile`, as every command reads its
     inputs: what that API server would reject is left out and listed in `snapshot.rejected`, its warnings
     in `admission_warnings`. A dump that records the versions its cluster served was listed in them: those
     are not checked again; nor are versions before 1.34 (no GA version then)."""

@@ -1,5 +1,5 @@
 """Manifests as every command reads them: files, directories and stdin decoded, then admitted for a release
-profile (api.admission), with the Timelines among them (their objects admitted too)."""
+profile (validation.admission), with the Timelines among them (their objects admitted too)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
-from drasim.api.admission import Admission, Submitted, admit
 from drasim.api.meta import object_ref
 from drasim.api.profile import ReleaseProfile
-from drasim.api.validate import Finding
 from drasim.errors import InputError
 from drasim.sim.timeline import Apply, Timeline, is_timeline, parse_timeline, resolve_files
 from drasim.sources.files import (
@@ -23,6 +21,8 @@ from drasim.sources.files import (
     load_paths,
     read_stream,
 )
+from drasim.validation.admission import Admission, Submitted, admit
+from drasim.validation.findings import Finding
 
 if TYPE_CHECKING:
     from drasim.cluster.snapshot import ClusterSnapshot

@@ -6,7 +6,6 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from drasim.api.admission import Submitted, admit
 from drasim.api.core import Deployment, ReplicaSet, StatefulSet
 from drasim.api.profile import profile_for
 from drasim.cluster import ClusterState
@@ -18,6 +17,7 @@ from drasim.sim.timeline import is_timeline, parse_duration, parse_timeline, res
 from drasim.sim.usage import idle_units
 from drasim.sources.files import load_bytes
 from drasim.sweep.spec import Sweep
+from drasim.validation.admission import Submitted, admit
 
 # Figures every point has; per workload `placed:NAME` and `first_choice:NAME` follow.
 FIGURES = ("pods", "placed", "pending", "devices", "idle_devices")

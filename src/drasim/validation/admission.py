@@ -15,8 +15,11 @@ from drasim.api.defaults import default_claim, default_claim_spec, default_pod
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
 from drasim.api.profile import GROUP, ReleaseProfile
-from drasim.api.validate import CelChecker, Finding, check_admin_access, store_object
 from drasim.errors import InputError
+from drasim.validation.adminaccess import check_admin_access
+from drasim.validation.checker import CelChecker
+from drasim.validation.findings import Finding
+from drasim.validation.objects import store_object
 
 __all__ = ["Admission", "Submitted", "admit", "object_key"]
 

@@ -1,0 +1,43 @@
+"""The DRA feature gates the simulated API server has on, as validation reads them (built by the release
+profile)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationFeatures:
+    """Which DRA feature gates the simulated API server has on. Defaults: Kubernetes 1.36's gate defaults."""
+
+    prioritized_list: bool = True  # DRAPrioritizedList
+    partitionable_devices: bool = True  # DRAPartitionableDevices
+    device_taints: bool = True  # DRADeviceTaints
+    consumable_capacity: bool = True  # DRAConsumableCapacity
+    admin_access: bool = True  # DRAAdminAccess
+    device_binding_and_status: bool = True  # DRADeviceBindingConditions (+ DRAResourceClaimDeviceStatus)
+    list_type_attributes: bool = False  # DRAListTypeAttributes
+    extended_resource: bool = True  # DRAExtendedResource
+    # Gates beyond the allocator's feature set that decide what the API server accepts:
+    device_taint_rules: bool = False  # DRADeviceTaintRules (beta, off by default in 1.36; on in 1.37)
+    fractional_capacity_range: bool = False  # DRAFractionalCapacityRange (1.37, on)
+    node_allocatable_resources: bool = False  # DRANodeAllocatableResources (alpha)
+    partitionable_devices_type: bool = False  # DRAPartitionableDevicesType (alpha, 1.37)
+    optional_node_operations: bool = False  # DRAOptionalNodeOperations (alpha, 1.37)
+
+
+GATE_NAMES: dict[str, str] = {
+    "prioritized_list": "DRAPrioritizedList",
+    "partitionable_devices": "DRAPartitionableDevices",
+    "device_taints": "DRADeviceTaints",
+    "consumable_capacity": "DRAConsumableCapacity",
+    "admin_access": "DRAAdminAccess",
+    "device_binding_and_status": "DRADeviceBindingConditions",
+    "list_type_attributes": "DRAListTypeAttributes",
+    "extended_resource": "DRAExtendedResource",
+    "device_taint_rules": "DRADeviceTaintRules",
+    "fractional_capacity_range": "DRAFractionalCapacityRange",
+    "node_allocatable_resources": "DRANodeAllocatableResources",
+    "partitionable_devices_type": "DRAPartitionableDevicesType",
+    "optional_node_operations": "DRAOptionalNodeOperations",
+}
