@@ -7,15 +7,11 @@ order, requests in spec order, `firstAvailable` alternatives in list order, devi
 
 from __future__ import annotations
 
-import uuid
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import msgspec
-
-from drasim import releases
 from drasim.allocator import budget, checks
 from drasim.allocator import capacity as cap
 from drasim.allocator.budget import FILTER_BUDGET_STEPS, deadline_message
@@ -25,24 +21,17 @@ from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAtt
 from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
 from drasim.allocator.features import Features
 from drasim.allocator.pools import Pool
+from drasim.allocator.proof import cannot_fit
+from drasim.allocator.request import UNKNOWN, Chosen, RequestData, alternatives, check_request
+from drasim.allocator.results import build_result, deterministic_share_id
 from drasim.allocator.state import AllocatedState, DeviceID
 from drasim.api.claims import claim_ref
 from drasim.api.core import Node
 from drasim.api.limits import ALLOCATION_RESULTS_MAX_SIZE
-from drasim.api.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasim.api.quantity import Quantity
 from drasim.api.resource import (
     AllocationResult,
-    Device,
-    DeviceAllocationConfiguration,
-    DeviceAllocationResult,
     DeviceClass,
-    DeviceRequest,
-    DeviceRequestAllocationResult,
-    DeviceSelector,
-    DeviceSubRequest,
-    DeviceToleration,
-    ExactDeviceRequest,
     ResourceClaim,
     ResourceSlice,
 )
@@ -67,12 +56,7 @@ class AllocateStats:
     proven: bool = False
 
 
-def taint_blocks(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
-    """Whether an un-tolerated NoSchedule/NoExecute taint prevents allocating the device."""
-    return untolerated_taint(device, tolerations) is not None
-
-
-__all__ = ["AllocateStats", "Allocator", "SearchReporter", "taint_blocks"]
+__all__ = ["AllocateStats", "Allocator", "SearchReporter"]
 
 
 class SearchReporter(Protocol):
@@ -91,57 +75,10 @@ class SearchReporter(Protocol):
         """`Allocator.probe` only: preparing this request fails the whole call with `message`."""
 
 
-class _Req:
-    """Upstream `requestData`: one request without subrequests, or one subrequest."""
-
-    __slots__ = ("admin", "all_devices", "base", "capacity", "cls", "mode", "name", "num", "parent",
-                 "request", "selected", "selectors", "shape", "sub", "tolerations", "usable", "verdicts")
-
-    def __init__(self, request: ExactDeviceRequest | DeviceSubRequest, parent: DeviceRequest | None,
-                 base: str, sub: str) -> None:
-        self.request = request
-        self.parent = parent
-        self.base = base
-        self.sub = sub
-        self.name = f"{base}/{sub}" if sub else base
-        self.admin = bool(getattr(request, "admin_access", None))
-        self.tolerations = request.tolerations
-        self.capacity = request.capacity.requests if request.capacity is not None else None
-        self.selectors: list[DeviceSelector] = request.selectors
-        self.cls: DeviceClass | None = None
-        self.mode = request.allocation_mode or ""
-        self.num = 0
-        self.all_devices: list[Candidate] | None = None
-        self.selected = 0
-        # Set by `_Run._prepare_request`: what the node view knows of this request's devices.
-        self.verdicts: list[Rejection | None] = []
-        self.shape: tuple[object, ...] = ()
-        self.usable: list[int] | None = None
-
-
-@dataclass
-class _Result:
-    req: _Req
-    cand: Candidate
-    share_id: str | None
-    consumed: dict[str, Quantity] | None
-
-
-_UNKNOWN = Rejection("")  # not looked at yet (None means selectable)
-
 # A search that has run this many steps scans each request's usable devices only (`_Run._usable`):
 # smaller calls keep looking at devices one by one, so a call that stops at its first device never
 # evaluates the selectors of the rest.
 SKIP_AFTER_STEPS = 16
-
-_SHARE_NAMESPACE = uuid.UUID("6f1d8c3e-4b1a-5d2e-9c3f-7a8b9c0d1e2f")
-
-
-def deterministic_share_id(claim: str, request: str, device: DeviceID, n: int) -> str:
-    """Upstream draws a random UUID per share; drasim derives one from what the share is, so the
-    same inputs give the same IDs: uuid5(claim, request, device, n-th share of it in the claim)."""
-    return str(uuid.uuid5(_SHARE_NAMESPACE, f"{claim}\x00{request}\x00{device}\x00{n}"))
-
 
 class Allocator:
     """Upstream `NewAllocator` + `Allocate`: one instance per scheduling cycle (fixed in-use state).
@@ -168,8 +105,9 @@ class Allocator:
         # Which upstream implementation to mimic (stable lacks distinctAttribute); default: as upstream picks.
         self.variant = variant or features.variant()
         self.stats = AllocateStats()
-        # Devices holding counters: exclusively allocated, shared, or with consumed capacity.
-        self._in_use_any = set(state.devices) | {d for d, _ in state.shared} | set(state.aggregated_capacity)
+        # Devices holding counters: exclusively allocated, shared, or with consumed capacity (built when a
+        # pool with counters first needs it: most calls never do).
+        self._in_use_any: set[DeviceID] | None = None
         # QUIRK: cached by pool name only, shared by every Allocate call of this allocator.
         self._available: dict[str, dict[str, dict[str, Number]]] = {}
 
@@ -200,8 +138,14 @@ class Allocator:
         if found is not None:
             return found
         avail = {name: dict(counters) for name, counters in pool.counter_totals.items()}
+        in_use = self._in_use_any
+        if in_use is None and pool.consumers:
+            state = self.state
+            in_use = self._in_use_any = set(state.devices) | {d for d, _ in state.shared} | set(
+                state.aggregated_capacity)
         for dev_id, consumption in pool.consumers:
-            if dev_id not in self._in_use_any:
+            assert in_use is not None
+            if dev_id not in in_use:
                 continue
             for set_name, counters in consumption:
                 have = avail.get(set_name)
@@ -229,12 +173,12 @@ class _Run:
         self.claims = claims
         self.view = view
         self.pools = view.pools
-        self.requests: dict[tuple[int, int, int], _Req] = {}
+        self.requests: dict[tuple[int, int, int], RequestData] = {}
         self.constraints: list[list[Constraint]] = []
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Quantity]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Number]]] = {}
-        self.results: list[list[_Result]] = [[] for _ in claims]
+        self.results: list[list[Chosen]] = [[] for _ in claims]
         self.cands = view.candidates
         # The step at which `_checkpoint` runs next: the proof, then the deadline.
         self.checkpoint = min(budget.PROOF_AFTER_STEPS, alloc.max_steps) if alloc.max_steps is not None \
@@ -257,7 +201,7 @@ class _Run:
                 if pool.invalid:
                     raise NodeLocalError("invalid resource pools were encountered")
             return None
-        return [self._build(ci, claim) for ci, claim in enumerate(self.claims)]
+        return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
 
     def probe(self) -> list[list[Constraint]]:
         """`Allocator.probe`: each alternative prepared and scanned on its own."""
@@ -272,11 +216,11 @@ class _Run:
             ref = claim_ref(claim)
             for ri, request in enumerate(claim.spec.devices.requests):
                 try:
-                    self._check_request(ref, request)
+                    check_request(self.f, ref, request)
                     request_problem = None
                 except AllocationError as err:
                     request_problem = err.message
-                for si, data in enumerate(self._alternatives(request)):
+                for si, data in enumerate(alternatives(request)):
                     problem = request_problem
                     if problem is None:
                         try:
@@ -295,7 +239,7 @@ class _Run:
         self.allocating_capacity.clear()
         self.consumed_counters.clear()
 
-    def _probe_one(self, ci: int, ri: int, si: int, data: _Req) -> None:
+    def _probe_one(self, ci: int, ri: int, si: int, data: RequestData) -> None:
         rep = self.rep
         assert rep is not None
         self._fresh()
@@ -313,39 +257,13 @@ class _Run:
         for undo in reversed(undos):
             undo()
 
-    def _check_request(self, ref: str, request: DeviceRequest) -> None:
-        """Features a request needs, before its alternatives are prepared."""
-        subs = request.first_available or []
-        if subs and not self.f.prioritized_list:
-            raise AllocationError(
-                f"claim {ref}, request {request.name}: has subrequests, but the DRAPrioritizedList "
-                "feature is disabled")
-        if not self.f.consumable_capacity:
-            if request.exactly is not None and request.exactly.capacity is not None:
-                raise AllocationError(
-                    f"claim {ref}, request {request.name}: has capacity requests, but the "
-                    "DRAConsumableCapacity feature is disabled")
-            for sub in subs:
-                if sub.capacity is not None:
-                    raise AllocationError(
-                        f"claim {ref}, subrequest {sub.name}: has capacity requests, but the "
-                        "DRAConsumableCapacity feature is disabled")
-
-    @staticmethod
-    def _alternatives(request: DeviceRequest) -> list[_Req]:
-        subs = request.first_available or []
-        if subs:
-            return [_Req(sub, request, request.name, sub.name) for sub in subs]
-        exact = request.exactly if request.exactly is not None else ExactDeviceRequest()
-        return [_Req(exact, None, request.name, "")]
-
     def _prepare_claim(self, ci: int, claim: ResourceClaim) -> None:
         ref = claim_ref(claim)
         min_devices = 0
         for ri, request in enumerate(claim.spec.devices.requests):
-            self._check_request(ref, request)
+            check_request(self.f, ref, request)
             fewest = None
-            for si, data in enumerate(self._alternatives(request)):
+            for si, data in enumerate(alternatives(request)):
                 self.requests[(ci, ri, si)] = self._prepare_request(ci, ri, si, claim, data)
                 fewest = data.num if fewest is None else min(fewest, data.num)
             min_devices += fewest or 0
@@ -368,7 +286,7 @@ class _Run:
                     f"claim {claim_ref(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
         return constraints
 
-    def _prepare_request(self, ci: int, ri: int, si: int, claim: ResourceClaim, data: _Req) -> _Req:
+    def _prepare_request(self, ci: int, ri: int, si: int, claim: ResourceClaim, data: RequestData) -> RequestData:
         ref = claim_ref(claim)
         for i, sel in enumerate(data.selectors):
             if sel.cel is None:
@@ -423,7 +341,7 @@ class _Run:
 
     # --- selection ----------------------------------------------------------------------------
 
-    def _know(self, data: _Req) -> None:
+    def _know(self, data: RequestData) -> None:
         """Attach what the node view already knows about the request's devices (upstream keeps a
         per-call match cache; drasim keeps it for as long as the slices do not change)."""
         f = self.f
@@ -434,7 +352,7 @@ class _Run:
             tuple(sel.cel.expression if sel.cel is not None else None for sel in data.selectors))
         verdicts = self.view.verdicts.get(selectors)
         if verdicts is None:
-            verdicts = self.view.verdicts[selectors] = [_UNKNOWN] * len(self.cands)
+            verdicts = self.view.verdicts[selectors] = [UNKNOWN] * len(self.cands)
         data.verdicts = verdicts
         capacity = tuple(sorted((k, str(q)) for k, q in data.capacity.items())) if data.capacity else None
         tolerations = tuple((t.key, t.operator, t.value, t.effect) for t in data.tolerations)
@@ -442,10 +360,10 @@ class _Run:
                       tolerations)
         data.usable = self.view.usable.get(data.shape)
 
-    def _selectable(self, key: tuple[int, int, int], data: _Req, pos: int) -> Rejection | None:
+    def _selectable(self, key: tuple[int, int, int], data: RequestData, pos: int) -> Rejection | None:
         """None when the device is selectable for the request; raises the fatal ones unless probing."""
         why = data.verdicts[pos]
-        if why is _UNKNOWN:
+        if why is UNKNOWN:
             # The cached verdict names no claim: only fatal ones carry words that do, and those are
             # worded again below for the claim at hand.
             why = data.verdicts[pos] = checks.selectable(
@@ -458,7 +376,7 @@ class _Run:
                 raise AllocationError(why.detail)
         return why
 
-    def _usable(self, key: tuple[int, int, int], data: _Req) -> list[int]:
+    def _usable(self, key: tuple[int, int, int], data: RequestData) -> list[int]:
         """The positions of the devices the request could ever take, in search order (memoised per node
         view and request shape).
 
@@ -477,7 +395,7 @@ class _Run:
             found = []
             for pos, cand in enumerate(self.cands):
                 why = data.verdicts[pos]
-                if why is _UNKNOWN:
+                if why is UNKNOWN:
                     why = data.verdicts[pos] = checks.selectable(
                         self.a.memo, f, self.node, data.cls, data.selectors, "", cand)
                 if why is not None:
@@ -496,11 +414,11 @@ class _Run:
         data.usable = found
         return found
 
-    def _capacity_fits(self, data: _Req, cand: Candidate) -> bool:
+    def _capacity_fits(self, data: RequestData, cand: Candidate) -> bool:
         return cap.fits(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
                         self.allocating_capacity.get(cand.id))
 
-    def _capacity_why(self, data: _Req, cand: Candidate) -> Rejection:
+    def _capacity_why(self, data: RequestData, cand: Candidate) -> Rejection:
         if self.rep is None:
             return checks.CAPACITY
         why = checks.capacity_rejection(data.capacity, cand.device, self.a.state.aggregated_capacity.get(cand.id),
@@ -510,7 +428,7 @@ class _Run:
     def _in_use(self, dev_id: DeviceID) -> bool:
         return dev_id in self.a.state.devices or bool(self.allocating.get(dev_id))
 
-    def _in_use_why(self, key: tuple[int, int, int], data: _Req, pos: int) -> Rejection:
+    def _in_use_why(self, key: tuple[int, int, int], data: RequestData, pos: int) -> Rejection:
         """For a reporter: whether an in-use device would have mattered (the search never looks further)."""
         if self.probing:
             why = self._selectable(key, data, pos)
@@ -569,7 +487,7 @@ class _Run:
             return ok
         return self._scan(ci, ri, si, di, in_sub, start, data)
 
-    def _scan(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, data: _Req) -> bool:
+    def _scan(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, data: RequestData) -> bool:
         """The devices from `start` on for device `di` of an ExactCount request, through the checks in order."""
         key = (ci, ri, si)
         cands = self.cands
@@ -625,7 +543,7 @@ class _Run:
             undo()
         return False
 
-    def _scan_usable(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, data: _Req,
+    def _scan_usable(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, data: RequestData,
                      usable: list[int]) -> bool:
         """`_scan` over the request's usable positions (`_usable`), with no one listening."""
         key = (ci, ri, si)
@@ -647,10 +565,10 @@ class _Run:
                     continue
             elif dev_id in allocated or allocating.get(dev_id):
                 continue
-            if match is not None and match.rejects(cand.device, dev_id.driver):
-                continue  # `_try_add` would refuse it at that constraint, leaving no trace (`_first_match`)
             if verdicts[pos] is not None:
                 self._selectable(key, data, pos)  # a selector that fails: its error ends the call here
+            if match is not None and match.rejects(cand.device, dev_id.driver):
+                continue  # `_try_add` would refuse it at that constraint, leaving no trace (`_first_match`)
             # Unused, the device fits the request (`_usable`); only what others hold can change that.
             if check_capacity and (dev_id in aggregated or dev_id in allocating_capacity) \
                     and not self._capacity_fits(data, cand):
@@ -668,7 +586,7 @@ class _Run:
             undo()
         return False
 
-    def _first_match(self, ci: int, data: _Req) -> MatchAttribute | None:
+    def _first_match(self, ci: int, data: RequestData) -> MatchAttribute | None:
         """The claim's first constraint that applies to the request, when it is a plain matchAttribute.
 
         `_try_add` refuses a device whose value that constraint rejects, after the checks that
@@ -688,83 +606,13 @@ class _Run:
         steps, limit = self.a.stats.steps, self.a.max_steps
         if limit is not None and steps > limit:
             raise DeadlineExceeded(deadline_message(limit))
-        if steps == budget.PROOF_AFTER_STEPS and self._cannot_fit():
+        if steps == budget.PROOF_AFTER_STEPS and cannot_fit(
+                self.f, self.claims, self.requests, self.cands, self.a.state.devices, self._selectable,
+                self.a.available_counters):
             raise _Unsatisfiable
         self.checkpoint = limit + 1 if limit is not None else 1 << 62
 
-    def _cannot_fit(self) -> bool:
-        """A counting proof that no allocation exists (Hall's condition on devices, then on counters).
-
-        Each request needs at least its smallest alternative's count of distinct devices, drawn from
-        the devices any of its alternatives could ever use (free, selected, not blocked by a taint).
-        If for some such set T the requests confined to T need more than |T| devices, or if the
-        requests whose every usable device draws on one shared counter need more of it than is left,
-        the search cannot succeed: it would end with "no allocation", which is what this answers.
-        The proof is only attempted where that is certain to be the search's outcome: no `All`
-        request (those can fail with an error), no multi-allocatable device (shared between
-        requests), and no selector error on any device (the search might have met it first).
-        """
-        f = self.f
-        allocated = self.a.state.devices
-        needs: list[tuple[int, dict[DeviceID, Candidate]]] = []
-        for ci, claim in enumerate(self.claims):
-            for ri, request in enumerate(claim.spec.devices.requests):
-                fewest: int | None = None
-                usable: dict[DeviceID, Candidate] = {}
-                for si in range(max(1, len(request.first_available or []))):
-                    data = self.requests[(ci, ri, si)]
-                    if data.mode != "ExactCount":
-                        return False
-                    # An admin alternative needs no exclusive device, but its selectors still run.
-                    fewest = 0 if data.admin else data.num if fewest is None else min(fewest, data.num)
-                    for pos, cand in enumerate(self.cands):
-                        if cand.id in allocated and not data.admin:
-                            continue  # the search never looks at these for this request
-                        try:
-                            if self._selectable((ci, ri, si), data, pos) is not None:
-                                continue
-                        except AllocationError:
-                            return False
-                        dev = cand.device
-                        if f.consumable_capacity and dev.allow_multiple_allocations:
-                            return False
-                        if (not f.partitionable_devices and dev.consumes_counters) or \
-                                (f.device_taints and taint_blocks(dev, data.tolerations)):
-                            continue
-                        usable[cand.id] = cand
-                if fewest:
-                    needs.append((fewest, usable))
-        sets = [(n, frozenset(usable)) for n, usable in needs]
-        for _, pool in sets:
-            if sum(n for n, devices in sets if devices <= pool) > len(pool):
-                return True
-        return self._counters_short(needs)
-
-    def _counters_short(self, needs: list[tuple[int, dict[DeviceID, Candidate]]]) -> bool:
-        """Whether the requests drawing on one shared counter with every usable device need more than is left."""
-        wanted: dict[tuple[str, str, str], Number] = {}
-        pools: dict[str, Pool] = {}
-        for n, usable in needs:
-            least: dict[tuple[str, str, str], Number] | None = None
-            for cand in usable.values():
-                here: dict[tuple[str, str, str], Number] = {}
-                for set_name, counters in cand.consumption:
-                    for name, amount in counters:
-                        key = (cand.pool.name, set_name, name)  # counters are tallied by pool name
-                        here[key] = here.get(key, 0) + amount
-                pools.setdefault(cand.pool.name, cand.pool)
-                least = here if least is None else {k: min(v, here[k]) for k, v in least.items() if k in here}
-                if not least:
-                    break
-            for key, amount in (least or {}).items():
-                wanted[key] = wanted.get(key, 0) + n * amount
-        for (pool_name, set_name, name), amount in wanted.items():
-            left = self.a.available_counters(pools[pool_name]).get(set_name, {}).get(name)
-            if left is not None and amount > left:
-                return True
-        return False
-
-    def _try_add(self, ci: int, data: _Req, cand: Candidate, must: bool) -> Callable[[], None] | None:
+    def _try_add(self, ci: int, data: RequestData, cand: Candidate, must: bool) -> Callable[[], None] | None:
         """Upstream `allocateDevice`: None when the device cannot be used (`self.why` says why when someone
         listens), else a rollback."""
         f = self.f
@@ -826,7 +674,7 @@ class _Run:
                 share_id = self.a.new_share_id(claim_ref(self.claims[ci]), data.name, dev_id, nth)
                 cap.add_into(self.allocating_capacity.setdefault(dev_id, {}), consumed)
         results = self.results[ci]
-        results.append(_Result(data, cand, share_id, consumed or None))
+        results.append(Chosen(data, cand, share_id, consumed or None))
         n = len(results) - 1
 
         def undo() -> None:
@@ -871,112 +719,14 @@ class _Run:
 
     # --- results ------------------------------------------------------------------------------
 
-    def _build(self, ci: int, claim: ResourceClaim) -> AllocationResult:
-        f = self.f
-        out: list[DeviceRequestAllocationResult] = []
-        for r in self.results[ci]:
-            dev = r.cand.device
-            item = DeviceRequestAllocationResult(
-                request=r.req.name, driver=r.cand.id.driver, pool=r.cand.id.pool, device=r.cand.id.device,
-                admin_access=True if r.req.admin else None,
-                tolerations=[msgspec.structs.replace(t) for t in r.req.tolerations],
-                share_id=r.share_id,
-                consumed_capacity=dict(r.consumed) if r.consumed else None,
-            )
-            if f.device_binding_and_status:
-                item.binding_conditions = list(dev.binding_conditions)
-                item.binding_failure_conditions = list(dev.binding_failure_conditions)
-            out.append(item)
-        return AllocationResult(
-            devices=DeviceAllocationResult(results=out, config=self._configs(ci, claim)),
-            node_selector=self._node_selector(self.results[ci]),
-        )
-
-    def _chosen(self, ci: int, ri: int) -> _Req:
+    def _chosen(self, ci: int, ri: int) -> RequestData:
         data = self.requests[(ci, ri, 0)]
         if data.parent is not None:
             data = self.requests[(ci, ri, data.selected)]
         return data
 
-    def _configs(self, ci: int, claim: ResourceClaim) -> list[DeviceAllocationConfiguration]:
-        configs: list[DeviceAllocationConfiguration] = []
-        class_ranges: dict[str, tuple[int, int]] = {}
-        for ri in range(len(claim.spec.devices.requests)):
-            data = self._chosen(ci, ri)
-            cls = data.cls
-            if cls is None:
-                continue
-            span = class_ranges.get(cls.metadata.name)
-            if span is not None:
-                for i in range(*span):
-                    configs[i].requests.append(data.name)
-                continue
-            first = len(configs)
-            for class_cfg in cls.spec.config:
-                configs.append(DeviceAllocationConfiguration(source="FromClass", requests=[data.name],
-                                                             opaque=class_cfg.opaque))
-            class_ranges[cls.metadata.name] = (first, len(configs))
-        requests = claim.spec.devices.requests
-        newer = releases.clears_config_covering_all_requests(self.f.release)
-        for cfg in claim.spec.devices.config:
-            if not cfg.requests:
-                configs.append(DeviceAllocationConfiguration(source="FromClaim", requests=[], opaque=cfg.opaque))
-                continue
-            if newer:  # 1.37 appends a claim config once if it names any request or chosen subrequest
-                if any(r.name in cfg.requests or self._chosen(ci, ri).name in cfg.requests
-                       for ri, r in enumerate(requests)):
-                    configs.append(DeviceAllocationConfiguration(
-                        source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
-                continue
-            for ri, request in enumerate(requests):
-                if request.name in cfg.requests:
-                    configs.append(DeviceAllocationConfiguration(
-                        source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
-                    continue
-                data = self.requests[(ci, ri, 0)]
-                if data.parent is None:
-                    continue
-                if self._chosen(ci, ri).name in cfg.requests:
-                    configs.append(DeviceAllocationConfiguration(
-                        source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque))
-        if newer:
-            # A config naming every request (directly or through the chosen subrequest) applies to all.
-            names = [(r.name, self._chosen(ci, ri).name) for ri, r in enumerate(requests)]
-            for config in configs:
-                if config.requests and all(a in config.requests or b in config.requests for a, b in names):
-                    config.requests = []
-        return configs
-
-    def _node_selector(self, results: list[_Result]) -> NodeSelector | None:
-        fields: list[NodeSelectorRequirement] = []
-        exprs: list[NodeSelectorRequirement] = []
-        for r in results:
-            slc, dev = r.cand.slice, r.cand.device
-            if slc.spec.per_device_node_selection:
-                node_name, selector = dev.node_name, dev.node_selector
-            else:
-                node_name, selector = slc.spec.node_name, slc.spec.node_selector
-            if node_name is not None or dev.binds_to_node:
-                return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
-                    NodeSelectorRequirement(key="metadata.name", operator="In",
-                                            values=[self.node.metadata.name])])])
-            if selector is not None:
-                terms = selector.node_selector_terms
-                if len(terms) > 1:
-                    raise AllocationError(f"create NodeSelector for claim {r.req.base}: unsupported "
-                                          f"ResourceSlice.NodeSelector with {len(terms)} terms")
-                if terms:
-                    _add_new(terms[0].match_fields, fields)
-                    _add_new(terms[0].match_expressions, exprs)
-        if fields or exprs:
-            return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_expressions=exprs,
-                                                                      match_fields=fields)])
-        return None
-
-
-def _add_new(src: list[NodeSelectorRequirement], dst: list[NodeSelectorRequirement]) -> None:
-    for req in src:
-        values = set(req.values)
-        if not any(d.key == req.key and d.operator == req.operator and set(d.values) == values for d in dst):
-            dst.append(msgspec.structs.replace(req, values=list(req.values)))
-
+    def _result(self, ci: int, claim: ResourceClaim) -> AllocationResult:
+        n = len(claim.spec.devices.requests)
+        return build_result(self.f, self.node, claim, self.results[ci],
+                            [self.requests[(ci, ri, 0)] for ri in range(n)],
+                            [self._chosen(ci, ri) for ri in range(n)])
