@@ -20,9 +20,8 @@ from drasim.fleet.generate import (
     device_name,
     generate_fleet,
     parse_node_spec,
-    place_layout,
-    resolve_layout,
 )
+from drasim.fleet.mig import place_layout, resolve_layout
 from drasim.runner.scenario import ScenarioInput, StepSpec, run_scenario
 from drasim.validation.objects import validate_objects
 

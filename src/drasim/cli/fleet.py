@@ -25,11 +25,11 @@ from drasim.fleet.generate import (
     MODE_CHOICES,
     FleetResult,
     NodeSpec,
-    estimated_profile_numbers,
     generate_fleet,
     kind_counts,
     parse_node_spec,
 )
+from drasim.fleet.mig import estimated_profile_numbers
 from drasim.sources import files
 from drasim.sources.outdir import write_files
 from drasim.validation.admission import Submitted, admit

@@ -22,6 +22,15 @@ from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import BINARY_SI, Quantity
 from drasim.catalog.nvidia import Catalog, GpuModel, MigProfile, load_catalog
 from drasim.errors import InputError
+from drasim.fleet.mig import (
+    CAPACITY_NAMES,
+    PROFILE_FIELD_OF,
+    Numbers,
+    max_capacities,
+    place_layout,
+    profile_numbers,
+    resolve_layout,
+)
 from drasim.validation.formats import is_dns1123_subdomain, is_valid_label_value
 
 __all__ = [
@@ -34,12 +43,9 @@ __all__ = [
     "FleetResult",
     "NodeSpec",
     "device_name",
-    "estimated_profile_numbers",
     "generate_fleet",
     "kind_counts",
     "parse_node_spec",
-    "place_layout",
-    "resolve_layout",
 ]
 
 MODES = ("full", "mig-dynamic", "mig-static", "mig-off")
@@ -64,11 +70,6 @@ _DEVICE_TYPES_PUBLISHED = frozenset({"gpu", "mig"})
 _CLASS_TYPE = re.compile(r"\.type == '([a-z]+)'")
 _VERSION = re.compile(r"\d+(\.\d+){1,2}")
 _COUNT = re.compile(r"[+-]?\d+")
-_LAYOUT_ITEM = re.compile(r"^(?P<profile>.+?)(?:[x*](?P<n>\d+))?$")
-_CAPACITY_NAMES = ("multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines", "memory")
-_PROFILE_FIELD_OF = {"multiprocessors": "multiprocessors", "copyEngines": "copy_engines", "decoders": "decoders",
-                     "encoders": "encoders", "jpegEngines": "jpeg_engines", "ofaEngines": "ofa_engines",
-                     "memory": "memory_mib"}
 _MIB = 1 << 20
 _V = TypeVar("_V")
 
@@ -109,14 +110,6 @@ class _Gpu:
     uuid: str
     pci_bus_id: str
     pcie_root: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Numbers:
-    """A profile's capacities (memory in MiB) and which of them are estimates."""
-
-    values: dict[str, int]
-    estimated: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +155,7 @@ def _dns_counter_name(capacity: str) -> str:
     return _rfc1123(s)
 
 
-_COUNTER_OF = {cap: _dns_counter_name(cap) for cap in _CAPACITY_NAMES}
+_COUNTER_OF = {cap: _dns_counter_name(cap) for cap in CAPACITY_NAMES}
 
 
 def device_name(minor: int, profile: MigProfile, start: int) -> str:
@@ -241,131 +234,6 @@ def parse_node_spec(text: str, *, gpus_per_node: int | None = None, device_plugi
                     name_prefix=prefix, device_plugin=device_plugin)
 
 
-# --- catalog numbers -------------------------------------------------------------------------------------
-
-def _profile_numbers(model: GpuModel) -> dict[str, _Numbers]:
-    """Every profile's seven capacities; the catalog's unknowns (null) filled by documented estimates.
-
-    memory: a profile with the same memory-slice count and a known size (the catalog's observation: equal
-    slices, equal memory), else floor(full-profile memory x slices / total slices / 64) x 64 (the catalog's
-    estimation rule). An unknown full-profile memory is scaled up from the largest known profile, or else
-    the NVML total rounded down to whole GiB. multiprocessors: the full profile gets the GPU's SM count,
-    the others G x the SMs of the 1g profile. Unknown engine counts: 0.
-    """
-    total = model.mig_memory_slices
-    known_mem = {p.memory_slices: p.memory_mib for p in model.profiles if p.memory_mib is not None}
-    full_mem = known_mem.get(total)
-    if full_mem is None and known_mem:
-        largest = max(known_mem)
-        full_mem = known_mem[largest] * total // largest
-    if full_mem is None:
-        full_mem = model.memory_total_mib // 1024 * 1024
-    one_g = [p.multiprocessors for p in model.profiles if p.compute_slices == 1 and p.multiprocessors is not None]
-    out: dict[str, _Numbers] = {}
-    for p in model.profiles:
-        values: dict[str, int] = {}
-        estimated: set[str] = set()
-        for cap in _CAPACITY_NAMES:
-            raw = getattr(p, _PROFILE_FIELD_OF[cap])
-            if raw is not None:
-                values[cap] = int(raw)
-                continue
-            estimated.add(cap)
-            if cap == "memory":
-                same = known_mem.get(p.memory_slices)
-                values[cap] = same if same is not None else full_mem * p.memory_slices // total // 64 * 64
-            elif cap == "multiprocessors":
-                if p.compute_slices == model.mig_compute_slices and model.multiprocessors is not None:
-                    values[cap] = model.multiprocessors
-                elif one_g:
-                    values[cap] = p.compute_slices * min(one_g)
-                else:
-                    values[cap] = (model.multiprocessors or 0) * p.compute_slices // max(model.mig_compute_slices, 1)
-            else:
-                values[cap] = 0
-        out[p.name] = _Numbers(values=values, estimated=frozenset(estimated))
-    return out
-
-
-def _max_capacities(model: GpuModel, numbers: dict[str, _Numbers]) -> dict[str, int]:
-    """The partitionable full GPU's capacities: each the maximum over all profiles (driver rule)."""
-    return {cap: max(n.values[cap] for n in numbers.values()) for cap in _CAPACITY_NAMES}
-
-
-# --- static MIG layouts -------------------------------------------------------------------------------------
-
-def resolve_layout(model: GpuModel, layout: str | None) -> tuple[str, list[MigProfile]]:
-    """The MIG instances a static layout asks for, and the mig-parted config name it corresponds to.
-
-    `balanced`/`all-balanced` (default): two 1-slice 1g, one 2g and one 3g instance where the model has them
-    (mig-parted's all-balanced); `all-<profile>`: as many of that profile as the GPU allows;
-    `<profile>[xN],...`: exactly those.
-    """
-    text = (layout or "balanced").strip()
-    if text in ("balanced", "all-balanced"):
-        plain = [p for p in model.profiles if not p.media_extensions]
-        chosen: list[MigProfile] = []
-        one = [p for p in plain if p.compute_slices == 1 and p.memory_slices == 1]
-        if one:
-            chosen += [one[0], one[0]]
-        for g in (2, 3):
-            pick = [p for p in plain if p.compute_slices == g]
-            if pick:
-                chosen.append(pick[0])
-        return "all-balanced", chosen
-    if text.startswith("all-"):
-        profile = model.profile(text.removeprefix("all-"))
-        return text, [profile] * profile.max_instances
-    chosen = []
-    for item in text.split(","):
-        m = _LAYOUT_ITEM.match(item.strip())
-        if not item.strip() or m is None:
-            raise InputError(f"invalid MIG layout {text!r}: expected balanced, all-<profile> or <profile>[xN],...")
-        n = int(m.group("n") or 1)
-        if n < 1:
-            raise InputError(f"invalid MIG layout {text!r}: instance counts must be at least 1")
-        chosen += [model.profile(m.group("profile"))] * n
-    return "custom", chosen
-
-
-def place_layout(model: GpuModel, instances: Sequence[MigProfile]) -> list[tuple[MigProfile, int]]:
-    """Placements (profile, start) for the instances: disjoint memory slices, at most the GPU's compute
-    slices, each profile's max_instances, one media-extension (+me) instance. Larger instances are placed
-    first, each at its lowest free start; backtracking makes the first complete assignment the answer."""
-    for p in dict.fromkeys(instances):
-        n = sum(1 for q in instances if q is p)
-        if n > p.max_instances:
-            raise InputError(f"MIG layout for {model.id}: {n} x {p.name} exceeds its maximum of {p.max_instances}")
-    if sum(1 for p in instances if p.media_extensions) > 1:
-        raise InputError(f"MIG layout for {model.id}: at most one media-extension (+me) instance per GPU")
-    used = sum(p.compute_slices for p in instances)
-    if used > model.mig_compute_slices:
-        raise InputError(
-            f"MIG layout for {model.id}: needs {used} compute slices, the GPU has {model.mig_compute_slices}"
-        )
-    order = sorted(range(len(instances)),
-                   key=lambda i: (-instances[i].placement_size, -instances[i].compute_slices, i))
-    chosen: dict[int, int] = {}
-
-    def search(k: int, occupied: int) -> bool:
-        if k == len(order):
-            return True
-        p = instances[order[k]]
-        for start in p.placement_starts:
-            mask = ((1 << p.placement_size) - 1) << start
-            if occupied & mask:
-                continue
-            chosen[order[k]] = start
-            if search(k + 1, occupied | mask):
-                return True
-        return False
-
-    if not search(0, 0):
-        names = ", ".join(p.name for p in instances)
-        raise InputError(f"MIG layout for {model.id} does not fit in {model.mig_memory_slices} memory slices: {names}")
-    return [(instances[i], chosen[i]) for i in range(len(instances))]
-
-
 # --- devices -----------------------------------------------------------------------------------------------
 
 def _string(value: str) -> r.DeviceAttribute:
@@ -390,12 +258,12 @@ class _Builder:
         self.seed = seed
         self.notes = _Notes()
         self.warnings: list[str] = []
-        self._numbers: dict[str, dict[str, _Numbers]] = {}
+        self._numbers: dict[str, dict[str, Numbers]] = {}
 
     # catalog bookkeeping
-    def numbers(self, model: GpuModel) -> dict[str, _Numbers]:
+    def numbers(self, model: GpuModel) -> dict[str, Numbers]:
         if model.id not in self._numbers:
-            self._numbers[model.id] = _profile_numbers(model)
+            self._numbers[model.id] = profile_numbers(model)
         return self._numbers[model.id]
 
     def note_model(self, model: GpuModel) -> None:
@@ -415,8 +283,8 @@ class _Builder:
             self.notes.add(key, f"gi_profile_id={profile.gi_profile_id}")
         if not profile.is_verified("memory_slices"):
             self.notes.add(key, f"memory_slices={profile.memory_slices}")
-        for cap in _CAPACITY_NAMES:
-            fld = _PROFILE_FIELD_OF[cap]
+        for cap in CAPACITY_NAMES:
+            fld = PROFILE_FIELD_OF[cap]
             value = numbers.values[cap]
             if cap in numbers.estimated:
                 self.notes.add(key, f"{fld}={value} (estimated: not in the catalog)")
@@ -469,7 +337,7 @@ class _Builder:
         if not partitionable:
             return r.Device(name=f"gpu-{gpu.minor}", attributes=_sorted_map(attrs),
                             capacity={"memory": r.DeviceCapacity(value=_quantity(model.memory_total_mib * _MIB))})
-        caps = _max_capacities(model, self.numbers(model))
+        caps = max_capacities(model, self.numbers(model))
         consumed = self.counter_values(model, caps, 0, self.mem_slice_count(model))
         return r.Device(
             name=f"gpu-{gpu.minor}",
@@ -502,7 +370,7 @@ class _Builder:
     @staticmethod
     def capacities(values: dict[str, int]) -> dict[str, r.DeviceCapacity]:
         caps = {cap: r.DeviceCapacity(value=_quantity(values[cap] * (_MIB if cap == "memory" else 1)))
-                for cap in _CAPACITY_NAMES}
+                for cap in CAPACITY_NAMES}
         return _sorted_map(caps)
 
     @staticmethod
@@ -513,13 +381,13 @@ class _Builder:
     @staticmethod
     def counter_values(model: GpuModel, values: dict[str, int], start: int, size: int) -> dict[str, r.Counter]:
         counters = {_COUNTER_OF[cap]: r.Counter(value=_quantity(values[cap] * (_MIB if cap == "memory" else 1)))
-                    for cap in _CAPACITY_NAMES}
+                    for cap in CAPACITY_NAMES}
         for i in range(start, start + size):
             counters[f"memory-slice-{i}"] = r.Counter(value=_quantity(1))
         return _sorted_map(counters)
 
     def counter_set(self, model: GpuModel, gpu: _Gpu) -> r.CounterSet:
-        caps = _max_capacities(model, self.numbers(model))
+        caps = max_capacities(model, self.numbers(model))
         return r.CounterSet(name=_counter_set(gpu),
                             counters=self.counter_values(model, caps, 0, self.mem_slice_count(model)))
 
@@ -777,9 +645,4 @@ def kind_counts(objects: Iterable[KubeObject]) -> dict[str, int]:
         out[o.kind] = out.get(o.kind, 0) + 1
     return out
 
-
-def estimated_profile_numbers(model: GpuModel) -> dict[str, tuple[dict[str, int], frozenset[str]]]:
-    """Each profile's capacities as the generator publishes them (memory in MiB) and which are estimates;
-    the CLI's --list-models table uses it so the table and the output agree."""
-    return {name: (n.values, n.estimated) for name, n in _profile_numbers(model).items()}
 
