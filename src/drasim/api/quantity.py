@@ -8,6 +8,22 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final, Literal, NoReturn
 
+from drasim.api.bigint import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_DIGITS,
+    cmp_values,
+    digits_to_int,
+    fits_int64,
+    go_pow10,
+    int64_add,
+    int_to_float,
+    int_to_str,
+    ndigits,
+    normalize,
+    pow10,
+    wrap_int32,
+)
 from drasim.errors import QuantityError
 
 __all__ = [
@@ -40,14 +56,7 @@ ERR_NUMERIC: Final = "unable to parse numeric part of quantity"
 ERR_SUFFIX: Final = "unable to parse quantity's suffix"
 ERR_NOT_INTEGER: Final = "cannot convert value to integer"
 
-# Conversions to exact integers saturate at this many digits (about 10**100000): `1e999999` as a cpu request
-# is more than any node has and as allocatable more than any pod asks, without materializing a million
-# digits (upstream's int64 conversions wrap such values; its inf.Dec arithmetic computes them slowly). A sum
-# whose exact value needs more digits absorbs the far smaller operand.
-MAX_DIGITS: Final = 100_000
 
-_INT64_MAX: Final = (1 << 63) - 1
-_INT64_MIN: Final = -(1 << 63)
 _INT32_MIN: Final = -(1 << 31)
 _NANO: Final = -9
 
@@ -69,109 +78,9 @@ _EXPONENT: Final = re.compile(r"[+-]?[0-9]+")
 _GO_SPACE: Final = ("\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
                     + "\u2028\u2029\u202f\u205f\u3000")
 
-# Python refuses int<->str conversions beyond 4300 digits by default; longer ones are split.
-_STR_CHUNK: Final = 4000
-
 
 def _fail(message: str) -> NoReturn:
     raise QuantityError(message)
-
-
-def _digits_to_int(digits: str) -> int:
-    if len(digits) <= _STR_CHUNK:
-        return int(digits)
-    half = len(digits) // 2
-    return _digits_to_int(digits[:-half]) * 10**half + _digits_to_int(digits[-half:])
-
-
-def _ndigits(n: int) -> int:
-    """Number of decimal digits of abs(n) (1 for 0)."""
-    n = abs(n)
-    if n < 10**18:
-        return len(str(n))
-    d = int(n.bit_length() * 0.30102999566398120) + 1
-    if n < 10 ** (d - 1):
-        d -= 1
-    elif n >= 10**d:
-        d += 1
-    return d
-
-
-def _int_to_str(n: int) -> str:
-    if n < 0:
-        return "-" + _int_to_str(-n)
-    if n < 10**_STR_CHUNK:
-        return str(n)
-    half = _ndigits(n) // 2
-    hi, lo = divmod(n, 10**half)
-    return _int_to_str(hi) + _int_to_str(lo).zfill(half)
-
-
-def _strip10(n: int) -> tuple[int, int]:
-    """Split n != 0 into (m, z) with n == m * 10**z and m not divisible by 10."""
-    if n % 10:
-        return n, 0
-    if -(1 << 62) < n < (1 << 62):  # at most 18 zeros: one binary pass over 16, 8, 4, 2, 1
-        z = 0
-        for k, p in _STRIP_STEPS:
-            if n % p == 0:
-                n //= p
-                z += k
-        return n, z
-    # Trailing zeros are min(v2, v5); v2 is a bit trick, v5 a binary search bounded by v2.
-    v2 = (n & -n).bit_length() - 1
-    lo, hi = 0, v2
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if n % 5**mid == 0:
-            lo = mid
-        else:
-            hi = mid - 1
-    return n // 10**lo, lo
-
-
-_STRIP_STEPS: Final = ((16, 10**16), (8, 10**8), (4, 10**4), (2, 100), (1, 10))
-
-
-def _normalize(mantissa: int, exp: int) -> tuple[int, int]:
-    if mantissa == 0:
-        return 0, 0
-    m, z = _strip10(mantissa)
-    return m, exp + z
-
-
-def _pow10(k: int) -> int:
-    """10**k, saturated at 10**MAX_DIGITS (see MAX_DIGITS)."""
-    return 10 ** (k if k < MAX_DIGITS else MAX_DIGITS)
-
-
-def _wrap_int32(n: int) -> int:
-    return ((n + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
-
-
-def _fits_int64(n: int) -> bool:
-    return _INT64_MIN <= n <= _INT64_MAX
-
-
-# math.Pow10 of Go, table for table, so that asApproximateFloat() rounds like upstream.
-_POW10_TAB: Final = tuple(float(f"1e{i}") for i in range(32))
-_POW10_POS32: Final = tuple(float(f"1e{32 * i}") for i in range(10))
-_POW10_NEG32: Final = tuple(float(f"1e-{32 * i}") for i in range(11))
-
-
-def _go_pow10(n: int) -> float:
-    if 0 <= n <= 308:
-        return _POW10_POS32[n // 32] * _POW10_TAB[n % 32]
-    if -323 <= n < 0:
-        return _POW10_NEG32[(-n) // 32] / _POW10_TAB[(-n) % 32]
-    return math.inf if n > 0 else 0.0
-
-
-def _int_to_float(n: int) -> float:
-    try:
-        return float(n)
-    except OverflowError:
-        return math.inf if n > 0 else -math.inf
 
 
 _set = object.__setattr__
@@ -251,8 +160,8 @@ class Quantity(_QuantityState):
             raise TypeError(f"Quantity.from_int() needs an int, not {type(n).__name__}")
         if fmt not in _FORMATS:
             raise ValueError(f"unknown quantity format {fmt!r}")
-        coef, exp = _normalize(n, 0)
-        return _make(coef, exp, fmt, not _fits_int64(n), 0)
+        coef, exp = normalize(n, 0)
+        return _make(coef, exp, fmt, not fits_int64(n), 0)
 
     @staticmethod
     def coerce(v: str | int | float | Quantity) -> Quantity:
@@ -267,7 +176,7 @@ class Quantity(_QuantityState):
         if isinstance(v, int):
             if -(10**18) < v < 10**18:
                 return Quantity.parse(str(v))
-            return _parse(_int_to_str(v))
+            return _parse(int_to_str(v))
         if isinstance(v, float):
             return Quantity.parse(repr(v))
         raise TypeError(f"cannot convert {type(v).__name__} to a quantity")
@@ -288,7 +197,7 @@ class Quantity(_QuantityState):
     def fraction(self) -> Fraction:
         """The exact value as a `Fraction` (materializes the number: refuses absurdly large values)."""
         if self._exp >= 0:
-            return Fraction(self._coef * _pow10(self._exp))
+            return Fraction(self._coef * pow10(self._exp))
         return Fraction(self._coef, 10 ** (-self._exp))
 
     def as_decimal_parts(self) -> tuple[int, int]:
@@ -325,12 +234,12 @@ class Quantity(_QuantityState):
             if exp < 0 or (exp < 4 and -1024 < coef * 10**exp < 1024):
                 fmt = DECIMAL_SI  # below 1024 in magnitude, or fractional: no binary suffix
             else:
-                n = coef * _pow10(exp)
+                n = coef * pow10(exp)
                 twos = (n & -n).bit_length() - 1
                 times = twos // 10
                 # A 1024-power above Ei has no suffix: apimachinery silently drops it (prints
                 # 2^70 as "1"); reproduced on purpose.
-                return _int_to_str(n >> (10 * times)) + _BINARY_SUFFIX_OF.get(times, "")
+                return int_to_str(n >> (10 * times)) + _BINARY_SUFFIX_OF.get(times, "")
         r = exp % 3
         mantissa = coef * 10**r if r else coef
         e3 = exp - r
@@ -340,7 +249,7 @@ class Quantity(_QuantityState):
                 suffix = f"e{e3}"  # no SI suffix beyond E (10^18): fall back to exponent notation
         else:
             suffix = f"e{e3}" if e3 else ""
-        return _int_to_str(mantissa) + suffix
+        return int_to_str(mantissa) + suffix
 
     # ----------------------------------------------------------------------------------- comparison
 
@@ -349,7 +258,7 @@ class Quantity(_QuantityState):
         if self._exp == other._exp:
             a, b = self._coef, other._coef
             return (a > b) - (a < b)
-        return _cmp_values(self._coef, self._exp, other._coef, other._exp)
+        return cmp_values(self._coef, self._exp, other._coef, other._exp)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Quantity):
@@ -432,7 +341,7 @@ class Quantity(_QuantityState):
         if self._dec:
             return _make(-self._coef, self._exp, self._fmt, True, self._rs)
         unscaled = self._coef * 10 ** (self._exp - self._rs)
-        return _make(-self._coef, self._exp, self._fmt, unscaled == _INT64_MIN, self._rs)
+        return _make(-self._coef, self._exp, self._fmt, unscaled == INT64_MIN, self._rs)
 
     def __pos__(self) -> Quantity:
         return self
@@ -463,9 +372,9 @@ class Quantity(_QuantityState):
             return 0
         if not self._dec:
             if exp >= scale:
-                return coef * _pow10(exp - scale)
+                return coef * pow10(exp - scale)
             k = scale - exp
-            if k > _ndigits(coef):
+            if k > ndigits(coef):
                 return 1 if coef > 0 else -1
             q, r = divmod(abs(coef), 10**k)
             q += r != 0
@@ -474,17 +383,17 @@ class Quantity(_QuantityState):
         rs = self._rs
         dif = scale - rs
         if dif <= 0:
-            return coef * _pow10(exp - scale)
+            return coef * pow10(exp - scale)
         if exp - rs > MAX_DIGITS:
-            return coef * _pow10(max(exp - scale, 0))  # saturated
+            return coef * pow10(max(exp - scale, 0))  # saturated
         unscaled = coef * 10 ** (exp - rs)
         if exp >= scale:  # an exact multiple of the new unit: no rounding anywhere
-            return coef * _pow10(exp - scale)
-        if dif > _ndigits(unscaled) + 1:
+            return coef * pow10(exp - scale)
+        if dif > ndigits(unscaled) + 1:
             # |unscaled| < 10**dif: quotient 0 (truncated) or -1 (floored), remainder non-zero.
-            return 1 if (abs(unscaled) < _INT64_MAX and dif < 19) or unscaled > 0 else 0
+            return 1 if (abs(unscaled) < INT64_MAX and dif < 19) or unscaled > 0 else 0
         divisor = 10**dif
-        if abs(unscaled) < _INT64_MAX and dif < 19:
+        if abs(unscaled) < INT64_MAX and dif < 19:
             q = abs(unscaled) // divisor
             q = q if unscaled > 0 else -q  # Go's truncating division
             r = unscaled - q * divisor
@@ -503,7 +412,7 @@ class Quantity(_QuantityState):
             return False
         if self._coef == 0:
             return True
-        return self._exp <= 18 and _fits_int64(self._coef * 10**self._exp)
+        return self._exp <= 18 and fits_int64(self._coef * 10**self._exp)
 
     def as_integer(self) -> int:
         """CEL `asInteger()`: the int64 value, or `QuantityError('cannot convert value to integer')`."""
@@ -517,13 +426,13 @@ class Quantity(_QuantityState):
         if coef == 0:
             return 0.0
         shift = exp - rs
-        if shift > 400 or _ndigits(coef) + shift > 400:
+        if shift > 400 or ndigits(coef) + shift > 400:
             base = math.inf if coef > 0 else -math.inf
         else:
-            base = _int_to_float(coef * 10**shift)
+            base = int_to_float(coef * 10**shift)
         if rs == 0:
             return base
-        return base * _go_pow10(rs)
+        return base * go_pow10(rs)
 
     # ----------------------------------------------------------------------------------- protocol
 
@@ -573,9 +482,9 @@ def _parse(s: str) -> Quantity:
             if len(digits) > 19:
                 _fail(ERR_SUFFIX)  # strconv.ParseInt: out of range
             parsed = int(suffix[1:])
-            if not _fits_int64(parsed):
+            if not fits_int64(parsed):
                 _fail(ERR_SUFFIX)
-            exponent = _wrap_int32(parsed)  # Go narrows the exponent to int32
+            exponent = wrap_int32(parsed)  # Go narrows the exponent to int32
             base, fmt = 10, DECIMAL_EXPONENT
             if exponent == _INT32_MIN and (num + denom).strip("0"):
                 # 1.37 hangs on a non-zero mantissa with this exponent; later releases reject it.
@@ -599,35 +508,35 @@ def _parse(s: str) -> Quantity:
             shifted = num + denom
             v = int(shifted)
             result = v * mult
-            if result <= _INT64_MAX:
+            if result <= INT64_MAX:
                 cached: str | None = None
                 if base == 2:
                     if v & 7:
                         cached = s
                 elif scale % 3 == 0 and shifted[0] != "0" and not shifted.endswith("000"):
                     cached = s
-                coef, exp = _normalize(-result if negative else result, scale)
+                coef, exp = normalize(-result if negative else result, scale)
                 return _make(coef, exp, fmt, False, scale, cached, s)
 
     # Slow path (inf.Dec): exact value, rounded away from zero to nano, binary capped at 2^63-1.
     if not any(c.isdigit() for c in s[: len(s) - len(suffix)]):
         _fail(ERR_NUMERIC)
-    digits_int = _digits_to_int(num + denom)
+    digits_int = digits_to_int(num + denom)
     capped = False
     if digits_int == 0:
         coef, exp = 0, 0
     elif base == 10:
         e = exponent - len(denom)
         if e >= _NANO:
-            coef, exp = _normalize(digits_int, e)
+            coef, exp = normalize(digits_int, e)
         else:
             k = -e + _NANO  # decimal places beyond nano
-            if _ndigits(digits_int) <= k:
+            if ndigits(digits_int) <= k:
                 nano = 1
             else:
                 q, r = divmod(digits_int, 10**k)
                 nano = q + (r != 0)
-            coef, exp = _normalize(nano, _NANO)
+            coef, exp = normalize(nano, _NANO)
     else:
         scaled = digits_int << exponent
         d = len(denom)
@@ -636,11 +545,11 @@ def _parse(s: str) -> Quantity:
         else:
             q, r = divmod(scaled, 10 ** (d - 9))
             nano = q + (r != 0)
-        if nano > _INT64_MAX * 10**9:
+        if nano > INT64_MAX * 10**9:
             capped = True
-            coef, exp = _normalize(_INT64_MAX, 0)
+            coef, exp = normalize(INT64_MAX, 0)
         else:
-            coef, exp = _normalize(nano, _NANO)
+            coef, exp = normalize(nano, _NANO)
             if nano < 10**9:
                 fmt = DECIMAL_SI  # a binary value below one is kept as DecimalSI
     if negative:
@@ -660,59 +569,10 @@ def _parse_cached(s: str) -> Quantity | None:
 # ------------------------------------------------------------------------------------------- helpers
 
 
-def _cmp_values(c1: int, e1: int, c2: int, e2: int) -> int:
-    s1 = (c1 > 0) - (c1 < 0)
-    s2 = (c2 > 0) - (c2 < 0)
-    if s1 != s2 or s1 == 0:
-        return (s1 > s2) - (s1 < s2)
-    if abs(e1 - e2) <= 40:
-        if e1 > e2:
-            a, b = c1 * 10 ** (e1 - e2), c2
-        else:
-            a, b = c1, c2 * 10 ** (e2 - e1)
-        return (a > b) - (a < b)
-    # Far apart: the position of the leading digit decides, unless it is the same.
-    m1 = e1 + _ndigits(c1)
-    m2 = e2 + _ndigits(c2)
-    if m1 != m2:
-        return s1 if m1 > m2 else -s1
-    if e1 > e2:
-        a, b = c1 * 10 ** (e1 - e2), c2
-    else:
-        a, b = c1, c2 * 10 ** (e2 - e1)
-    return (a > b) - (a < b)
-
-
 def _operand(other: Quantity | int) -> Quantity:
     if isinstance(other, Quantity):
         return other
     return Quantity.from_int(other, DECIMAL_EXPONENT)
-
-
-def _int64_add(av: int, as_: int, bv: int, bs: int) -> tuple[int, int] | None:
-    """int64Amount.Add: the aligned sum and its scale, or None when it would overflow int64."""
-    if bv == 0:
-        return av, as_
-    if av == 0:
-        return bv, bs
-    if as_ == bs:
-        c = av + bv
-        return (c, as_) if _fits_int64(c) else None
-    if as_ > bs:
-        if as_ - bs > 18:
-            return None
-        c = av * 10 ** (as_ - bs)
-        if not _fits_int64(c):
-            return None
-        c += bv
-        return (c, bs) if _fits_int64(c) else None
-    if bs - as_ > 18:
-        return None
-    c = bv * 10 ** (bs - as_)
-    if not _fits_int64(c):
-        return None
-    c += av
-    return (c, as_) if _fits_int64(c) else None
 
 
 def _add(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
@@ -724,22 +584,22 @@ def _add(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
     elif ac == 0:
         coef, exp = bc, be
     elif ae == be:
-        coef, exp = _normalize(ac + bc, ae)
+        coef, exp = normalize(ac + bc, ae)
     else:
         e = ae if ae < be else be
         if (ae if ae > be else be) - e > MAX_DIGITS:  # saturated: the far smaller operand is absorbed
-            coef, exp = (ac, ae) if _ndigits(ac) + ae >= _ndigits(bc) + be else (bc, be)
+            coef, exp = (ac, ae) if ndigits(ac) + ae >= ndigits(bc) + be else (bc, be)
         else:
-            coef, exp = _normalize(ac * 10 ** (ae - e) + bc * 10 ** (be - e), e)
+            coef, exp = normalize(ac * 10 ** (ae - e) + bc * 10 ** (be - e), e)
     fmt = b._fmt if ac == 0 else a._fmt
     # The representation upstream ends up with.
     ars, brs = a._rs, b._rs
     if not a._dec and not b._dec:
         av = ac * 10 ** (ae - ars) if ac else 0
         bv = bc * 10 ** (be - brs) if bc else 0
-        if negate and bv == -_INT64_MIN:  # -y overflows: upstream falls back to inf.Dec
+        if negate and bv == -INT64_MIN:  # -y overflows: upstream falls back to inf.Dec
             return _make(coef, exp, fmt, True, brs if ac == 0 else min(ars, brs))
-        res = _int64_add(av, ars, bv, brs)
+        res = int64_add(av, ars, bv, brs)
         if res is not None:
             return _make(coef, exp, fmt, False, res[1])
     return _make(coef, exp, fmt, True, ars if ars < brs else brs)
