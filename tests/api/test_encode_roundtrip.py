@@ -13,7 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.api.decode import decode_documents, decode_json_bytes
-from drasim.api.encode import encode_object, json_document, json_list, object_json, to_json, to_yaml
+from drasim.api.encode import (
+    encode_object,
+    json_document,
+    json_list,
+    json_list_chunks,
+    object_json,
+    to_json,
+    to_yaml,
+)
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import profile_for
@@ -263,3 +271,17 @@ def test_json_fast_path_on_a_simulated_end_state() -> None:
                               *state.pods.values()]
     assert any(c.status is not None and c.status.allocation is not None for c in state.claims.values())
     assert_json_paths_agree(objs)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12)
+
+
+@given(st.lists(_JSON_VALUES, max_size=12), st.sampled_from([0, 2, 4]), st.integers(1, 4))
+@settings(max_examples=80)
+def test_json_list_in_chunks_is_the_whole_document(items: list[Any], indent: int, batch: int) -> None:
+    """The streamed List (pieces of `batch` items) is byte for byte the document formatted at once."""
+    whole = json_document({"apiVersion": "v1", "kind": "List", "items": items}, indent=indent)
+    assert b"".join(json_list_chunks([], items, indent=indent, batch=batch)) == whole

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -12,7 +13,7 @@ from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
 from drasim.api.yamlemit import dump_all
 
-__all__ = ["encode_object", "json_document", "json_list", "object_json", "to_json", "to_yaml", "yaml_documents"]
+__all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml", "yaml_documents"]
 
 def encode_object(obj: KubeObject) -> dict[str, Any]:
     """The wire form of `obj`: camelCase keys in struct order, empty and default fields omitted.
@@ -108,6 +109,44 @@ def _empty(cls: Any) -> object:
 
 def json_list(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2) -> bytes:
     """`json_document` of a `kind: List` holding `encode_object` of each object, then the plain `extra` items."""
-    parts = [object_json(o) for o in objs] + [_JSON.encode(d) for d in extra]
-    data = b'{"apiVersion":"v1","kind":"List","items":[' + b",".join(parts) + b"]}"
-    return msgspec.json.format(data, indent=indent) if indent else data
+    return b"".join(json_list_chunks(objs, extra, indent=indent))
+
+
+def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2,
+                     batch: int = 512) -> Iterator[bytes]:
+    """`json_list` in pieces of up to `batch` items (their concatenation is the same bytes), so a caller
+    that writes them out never holds the whole document: a 50,000-pod simulation prints ~400 MB."""
+    parts = itertools.chain((object_json(o) for o in objs), (_JSON.encode(d) for d in extra))
+    if not indent:
+        yield b'{"apiVersion":"v1","kind":"List","items":['
+        sep = b""
+        for group in _batched(parts, batch):
+            yield sep + b",".join(group)
+            sep = b","
+        yield b"]}"
+        return
+    # msgspec.json.format of the whole List, item by item: every item is indented two levels deeper (raw
+    # newlines occur only between tokens: JSON strings escape theirs).
+    pad = b" " * (2 * indent)
+    nl = b"\n" + pad
+    first = True
+    for group in _batched(parts, batch):
+        body = (b",\n" + pad).join(msgspec.json.format(p, indent=indent).replace(b"\n", nl) for p in group)
+        if first:
+            top = b" " * indent
+            yield (b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n'
+                   + pad + body)
+            first = False
+        else:
+            yield b",\n" + pad + body
+    top = b" " * indent
+    if first:
+        yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": []\n}'
+    else:
+        yield b"\n" + top + b"]\n}"
+
+
+def _batched(values: Iterable[bytes], size: int) -> Iterator[tuple[bytes, ...]]:
+    it = iter(values)
+    while group := tuple(itertools.islice(it, size)):
+        yield group
