@@ -13,7 +13,9 @@ from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
 from drasim.api.yamlemit import dump_all
 
-__all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml", "yaml_documents"]
+__all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml",
+           "yaml_documents"]
+
 
 def encode_object(obj: KubeObject) -> dict[str, Any]:
     """The wire form of `obj`: camelCase keys in struct order, empty and default fields omitted.
