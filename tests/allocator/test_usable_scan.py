@@ -110,14 +110,16 @@ def _calls(draw: st.DrawFn) -> tuple[Any, ...]:
     in_use = draw(st.sets(st.sampled_from([d["name"] for d in devs]), max_size=2)) if devs else set()
     features = Features(device_taints=draw(st.booleans()), partitionable_devices=draw(st.booleans()),
                         consumable_capacity=draw(st.booleans()), list_type_attributes=draw(st.booleans()))
-    return slices, classes, draw(_claims("c")), draw(_claims("later")), in_use, features
+    # A deadline some searches reach: the usable scan takes the same steps, so it fires at the same point.
+    max_steps = draw(st.sampled_from([None, None, 2, 5, 20]))
+    return slices, classes, draw(_claims("c")), draw(_claims("later")), in_use, features, max_steps
 
 
 def _outcome(alloc: Allocator, claims: list[ResourceClaim]) -> tuple[Any, ...]:
     try:
         results = alloc.allocate(NODE, claims)
-    except AllocationError as err:
-        return ("error", err.message, alloc.stats.steps), None
+    except AllocationError as err:  # a deadline too (DeadlineExceeded)
+        return ("error", type(err).__name__, err.message, alloc.stats.steps), None
     if results is None:
         return ("unsatisfiable", alloc.stats.steps, alloc.stats.proven), None
     encoded = [msgspec.json.encode(r, enc_hook=quantity_enc_hook) for r in results]
@@ -125,16 +127,16 @@ def _outcome(alloc: Allocator, claims: list[ResourceClaim]) -> tuple[Any, ...]:
 
 
 def _run(call: tuple[Any, ...], skip_after: int) -> list[tuple[Any, ...]]:
-    slices, classes, first, second, in_use, features = call
+    slices, classes, first, second, in_use, features, max_steps = call
     saved = search_mod.SKIP_AFTER_STEPS
     search_mod.SKIP_AFTER_STEPS = skip_after
     try:
         cache = SliceCache(slices)
         state = AllocatedState(devices={DeviceID(DRIVER, "p", d) for d in in_use})
-        one, results = _outcome(Allocator(features, state, classes, cache, max_steps=None), first)
+        one, results = _outcome(Allocator(features, state, classes, cache, max_steps=max_steps), first)
         for res in results or ():
             state.add_allocation(res, consumable_capacity=features.consumable_capacity)
-        two, _ = _outcome(Allocator(features, state, classes, cache, max_steps=None), second)
+        two, _ = _outcome(Allocator(features, state, classes, cache, max_steps=max_steps), second)
     finally:
         search_mod.SKIP_AFTER_STEPS = saved
     return [one, two]

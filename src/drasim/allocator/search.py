@@ -1,8 +1,11 @@
-"""The allocator proper: per-claim preparation, the depth-first search, and building the results.
+"""The allocator proper: per-claim preparation and the depth-first search over the node's devices.
 
 The search reproduces upstream's `allocateOne` step for step (see spec §4.7): claims in call
 order, requests in spec order, `firstAvailable` alternatives in list order, devices in
 (pool, slice, device) order combined by increasing position; the first complete solution wins.
+Around it: `request` (the data of one request alternative), `proof` (the counting proof),
+`results` (the AllocationResult). The steps, the scans and `_try_add` with its rollback share one
+call's state and stay together here, past 700 lines, as upstream keeps them in one allocator type.
 """
 
 from __future__ import annotations
