@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from drasim.cli.main import SUBCOMMANDS, SUMMARIES
+from click.testing import CliRunner
+
+from drasim.cli.main import SUBCOMMANDS, SUMMARIES, cli
 
 _PROBE = """
 import sys
@@ -17,6 +19,9 @@ for args in (["--help"], ["--version"]):
     print(result.output)
 loaded = sorted(m for m in sys.modules if m.startswith("drasim.") and m.split(".")[1] not in ("cli", "errors"))
 loaded += sorted(m for m in sys.modules if m.startswith("drasim.cli.") and m != "drasim.cli.main")
+# The heavy libraries the commands use (parsing, models, CEL, terminal tables, clusters) wait for a command.
+loaded += sorted(m for m in sys.modules if m.split(".")[0] in (
+    "msgspec", "yaml", "rich", "cel_expr_python", "re2", "lightkube", "httpx", "dask"))
 print("LOADED", loaded)
 """
 
@@ -26,3 +31,10 @@ def test_help_and_version_import_no_subcommand() -> None:
     assert "LOADED []" in out
     for name in SUBCOMMANDS:
         assert name in out and SUMMARIES[name] in out.replace("\n" + " " * 12, " ")
+
+
+def test_every_command_has_its_help() -> None:
+    for name in SUBCOMMANDS:
+        result = CliRunner().invoke(cli, [name, "--help"], prog_name="drasim")
+        assert result.exit_code == 0, (name, result.output)
+        assert result.output.startswith(f"Usage: drasim {name} "), result.output

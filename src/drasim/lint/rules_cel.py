@@ -204,6 +204,13 @@ def check_mig_profiles(ctx: LintContext) -> list[LintFinding]:
     the bundled NVIDIA catalog, plus any `profile` a device actually publishes. Without NVIDIA slices
     (or when no model is in the catalog) a literal is checked against every model of the catalog."""
     env = _env(ctx)
+    literals: list[tuple[str, str, str]] = []  # (object, path, literal)
+    for obj, path, expression in _all_expressions(ctx):
+        facts = selector_facts(expression, env)
+        if facts is not None:
+            literals += [(obj, path, lit) for lit in dict.fromkeys(facts.literals.get((NVIDIA_DRIVER, "profile"), ()))]
+    if not literals:
+        return []  # the catalog and the fleet's models only matter for a literal
     catalog = catalog_profiles()
     fleet = fleet_models(ctx.devices)
     known = {k: v for k, v in fleet.items() if k in catalog}
@@ -221,20 +228,16 @@ def check_mig_profiles(ctx: LintContext) -> list[LintFinding]:
         if key in d.device.attributes and d.device.attributes[key].string
     }
     out = []
-    for obj, path, expression in _all_expressions(ctx):
-        facts = selector_facts(expression, env)
-        if facts is None:
+    for obj, path, literal in literals:
+        if literal in valid or literal in published:
             continue
-        for literal in dict.fromkeys(facts.literals.get((NVIDIA_DRIVER, "profile"), ())):
-            if literal in valid or literal in published:
-                continue
-            offered = ", ".join(sorted(valid, key=_profile_order)) or "no MIG profiles"
-            note = f"; the catalog has no data for {', '.join(unknown)}" if unknown else ""
-            out.append(LintFinding(
-                "mig-profile-unknown", "warning", obj, path,
-                f'MIG profile "{literal}" does not exist on {scope}, which offer: {offered}{note}. '
-                "The selector never matches a MIG device",
-            ))
+        offered = ", ".join(sorted(valid, key=_profile_order)) or "no MIG profiles"
+        note = f"; the catalog has no data for {', '.join(unknown)}" if unknown else ""
+        out.append(LintFinding(
+            "mig-profile-unknown", "warning", obj, path,
+            f'MIG profile "{literal}" does not exist on {scope}, which offer: {offered}{note}. '
+            "The selector never matches a MIG device",
+        ))
     return out
 
 

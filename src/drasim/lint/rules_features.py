@@ -49,6 +49,8 @@ def _slice_uses(s: r.ResourceSlice) -> Iterator[Use]:
                 yield ("DRAConsumableCapacity", f"{p}.capacity[{key}].requestPolicy",
                        "capacity requestPolicy (consumable capacity)")
         for key, attr in d.attributes.items():
+            if attr.ints is None and attr.bools is None and attr.strings is None and attr.versions is None:
+                continue  # the common case, checked without the loop below
             for fname in _LIST_FIELDS:
                 if getattr(attr, fname) is not None:
                     yield ("DRAListTypeAttributes", f"{p}.attributes[{key}].{fname}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Sequence
+from functools import lru_cache, wraps
 from typing import Any, TypeVar
 
 import msgspec
@@ -41,6 +42,47 @@ from drasim.validation.paths import child, index
 CelChecker = Callable[[str, ValidationFeatures], "tuple[str, str] | None"]
 
 T = TypeVar("T")
+NameCheck = Callable[["Checker", str, str], None]
+_MAX_NAMES = 100_000  # per check: beyond that, names are checked each time (memory stays bounded)
+
+
+def per_name(check: NameCheck) -> NameCheck:
+    """Work out the findings of a check of one name once per distinct name.
+
+    Such a check depends on the name alone (no gates) and reports only at the path it is given, so its
+    findings for a name are the same everywhere but for the object and the path; a fleet repeats the
+    same attribute names, device names and drivers on every device and slice.
+    """
+    memo: dict[str, tuple[Finding, ...]] = {}
+
+    @wraps(check)
+    def checked(self: Checker, name: str, path: str) -> None:
+        found = memo.get(name)
+        if found is None:
+            probe = Checker("", self.features, self.cel_checker)
+            check(probe, name, "")
+            found = tuple(probe.findings)
+            assert all(f.path == "" for f in found), check.__name__  # reports at its path only
+            if len(memo) < _MAX_NAMES:
+                memo[name] = found
+        for f in found:
+            self.findings.append(Finding(self.obj, path, f.type, f.message, f.severity, f.value))
+
+    return checked
+
+
+def _no_cel(expression: str, features: ValidationFeatures) -> None:
+    return None
+
+
+@lru_cache(maxsize=4096)
+def valid_qualified_names(names: tuple[str, ...]) -> bool:
+    """Whether `Checker.qualified_name` finds nothing wrong with any of `names` (the attribute or capacity
+    names of a device: a fleet's devices share one set)."""
+    probe = Checker("", ValidationFeatures(), _no_cel)
+    for name in names:
+        probe.qualified_name(name, "")
+    return not probe.findings
 
 
 class Checker:
@@ -130,6 +172,7 @@ class Checker:
 
     # ---- names ----
 
+    @per_name
     def driver_name(self, name: str, path: str) -> None:
         """ValidateCSIDriverName (also used for attribute domains)."""
         if not name:
@@ -139,6 +182,7 @@ class Checker:
         for msg in is_dns1123_subdomain(name.lower()):
             self.invalid(path, name, msg)
 
+    @per_name
     def pool_name(self, name: str, path: str) -> None:
         if not name:
             self.required(path)
@@ -149,34 +193,41 @@ class Checker:
             for msg in is_dns1123_subdomain(part):
                 self.invalid(path, part, msg)
 
+    @per_name
     def dns_label(self, name: str, path: str) -> None:
         for msg in is_dns1123_label(name):
             self.invalid(path, name, msg)
 
+    @per_name
     def dns_subdomain(self, name: str, path: str) -> None:
         for msg in is_dns1123_subdomain(name):
             self.invalid(path, name, msg)
 
+    @per_name
     def label_name(self, name: str, path: str) -> None:
         for msg in is_qualified_name(name):
             self.invalid(path, name, msg)
 
+    @per_name
     def label_value(self, value: str, path: str) -> None:
         for msg in is_valid_label_value(value):
             self.invalid(path, value, msg)
 
+    @per_name
     def device_class_name(self, name: str, path: str) -> None:
         if not name:
             self.required(path)
         else:
             self.dns_subdomain(name, path)
 
+    @per_name
     def c_identifier(self, name: str, path: str) -> None:
         if blen(name) > DEVICE_MAX_ID_LENGTH:
             self.too_long(path, DEVICE_MAX_ID_LENGTH)
         for msg in is_c_identifier(name):
             self.invalid(path, name, msg)
 
+    @per_name
     def qualified_name(self, name: str, path: str) -> None:
         """A resource.k8s.io QualifiedName: `id` or `domain/id`."""
         parts = name.split("/")
@@ -204,6 +255,7 @@ class Checker:
         else:
             self.c_identifier(ident, path)
 
+    @per_name
     def fully_qualified_name(self, name: str, path: str) -> None:
         self.qualified_name(name, path)
         if "/" not in name:
@@ -211,6 +263,7 @@ class Checker:
                 path, name, "a fully qualified name must be a domain and a name separated by a slash"
             )
 
+    @per_name
     def node_name(self, name: str, path: str) -> None:
         for msg in is_dns1123_subdomain(name):
             self.invalid(path, name, msg)
@@ -358,6 +411,8 @@ class Checker:
     def binding_parameters(
         self, conditions: Sequence[str], failure_conditions: Sequence[str], path: str
     ) -> None:
+        if not conditions and not failure_conditions:
+            return  # the common case: nothing to check
         bc_path = child(path, "bindingConditions")
         bfc_path = child(path, "bindingFailureConditions")
         self.slice(conditions, BINDING_CONDITIONS_MAX_SIZE, self.label_name, bc_path)

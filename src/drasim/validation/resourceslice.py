@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from drasim.api import resource as r
@@ -21,13 +22,33 @@ from drasim.api.limits import (
     RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
 )
 from drasim.validation.capacitypolicy import CapacityPolicyChecker
-from drasim.validation.checker import Checker, struct_replace
+from drasim.validation.checker import Checker, struct_replace, valid_qualified_names
 from drasim.validation.formats import blen, is_semver
 from drasim.validation.paths import child, index, map_key
 
 
 def has_list_values(attr: r.DeviceAttribute) -> bool:
-    return any(v is not None for v in (attr.ints, attr.bools, attr.strings, attr.versions))
+    return attr.ints is not None or attr.bools is not None or attr.strings is not None or attr.versions is not None
+
+
+def _plain_scalar(attr: r.DeviceAttribute) -> bool:
+    """For an attribute without list values: True when `attribute` would find nothing wrong (one valid scalar).
+    Devices carry a dozen attributes each; the full check, which builds the field path, runs for the others."""
+    if attr.string is not None:
+        return attr.bool_ is None and attr.int_ is None and attr.version is None and _short_value(attr.string)
+    if attr.version is not None:
+        return attr.bool_ is None and attr.int_ is None and _good_version(attr.version)
+    return (attr.bool_ is None) != (attr.int_ is None)
+
+
+def _short_value(value: str) -> bool:
+    return len(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH and (
+        value.isascii() or blen(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH)
+
+
+@lru_cache(maxsize=4096)
+def _good_version(value: str) -> bool:
+    return is_semver(value) and _short_value(value)
 
 
 class SliceChecker(CapacityPolicyChecker):
@@ -71,10 +92,8 @@ class SliceChecker(CapacityPolicyChecker):
             "optional_node_operations", child(path, "skipNodeOperations")
         ):
             skip_ops = None
-        devices = [
-            self._drop_device_fields(d, index(child(path, "devices"), i))
-            for i, d in enumerate(spec.devices)
-        ]
+        devices_path = child(path, "devices")
+        devices = [self._drop_device_fields(d, index(devices_path, i)) for i, d in enumerate(spec.devices)]
 
         set_fields = []
         if spec.node_name is not None:
@@ -115,8 +134,10 @@ class SliceChecker(CapacityPolicyChecker):
         if shared_counters and devices:
             self.invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")
 
+        # With DRAListTypeAttributes off, list values were dropped above: no need to look for them.
+        lists = self.features.list_type_attributes
         advanced = any(
-            d.taints or d.consumes_counters or any(has_list_values(a) for a in d.attributes.values())
+            d.taints or d.consumes_counters or (lists and any(has_list_values(a) for a in d.attributes.values()))
             for d in devices
         )
         max_devices = (
@@ -217,9 +238,16 @@ class SliceChecker(CapacityPolicyChecker):
                 f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}",
             )
         n_values = 0
-        for attr in d.attributes.values():
-            lists = [v for v in (attr.bools, attr.ints, attr.strings, attr.versions) if v]
-            n_values += sum(len(v) for v in lists) if lists else 1
+        irregular: set[str] = set()  # attributes the full check must look at
+        for key, attr in d.attributes.items():
+            if has_list_values(attr):
+                lists = [v for v in (attr.bools, attr.ints, attr.strings, attr.versions) if v]
+                n_values += sum(len(v) for v in lists) if lists else 1
+                irregular.add(key)
+            else:
+                n_values += 1
+                if not _plain_scalar(attr):
+                    irregular.add(key)
         if n_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE:
             self.invalid(
                 path,
@@ -229,29 +257,37 @@ class SliceChecker(CapacityPolicyChecker):
             )
         max_key = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
         attrs_path = child(path, "attributes")
-        for key, attr in d.attributes.items():
-            self.qualified_name(key, attrs_path)
-            self.attribute(attr, map_key(attrs_path, key, max_key))
+        names_valid = valid_qualified_names(tuple(d.attributes))
+        if irregular or not names_valid:
+            for key, attr in d.attributes.items():
+                if not names_valid:
+                    self.qualified_name(key, attrs_path)
+                if key in irregular:
+                    self.attribute(attr, map_key(attrs_path, key, max_key))
         cap_path = child(path, "capacity")
         multi = bool(d.allow_multiple_allocations)
+        names_valid = valid_qualified_names(tuple(d.capacity))
         for key, cap in d.capacity.items():
-            self.qualified_name(key, cap_path)
-            item_path = map_key(cap_path, key, max_key)
+            if not names_valid:
+                self.qualified_name(key, cap_path)
             if cap.request_policy is not None:
+                item_path = map_key(cap_path, key, max_key)
                 if multi:
                     self.request_policy(cap.value, cap.request_policy, child(item_path, "requestPolicy"))
                 else:
                     self.forbidden(
                         child(item_path, "requestPolicy"), "allowMultipleAllocations must be true"
                     )
-        self.slice(d.taints, DEVICE_TAINTS_MAX_LENGTH, self.taint, child(path, "taints"))
-        self.set(
-            d.consumes_counters,
-            RESOURCE_SLICE_MAX_COUNTER_CONSUMPTIONS_PER_DEVICE,
-            self.counter_consumption,
-            lambda c: c.counter_set,
-            child(path, "consumesCounters"),
-        )
+        if d.taints:
+            self.slice(d.taints, DEVICE_TAINTS_MAX_LENGTH, self.taint, child(path, "taints"))
+        if d.consumes_counters:
+            self.set(
+                d.consumes_counters,
+                RESOURCE_SLICE_MAX_COUNTER_CONSUMPTIONS_PER_DEVICE,
+                self.counter_consumption,
+                lambda c: c.counter_set,
+                child(path, "consumesCounters"),
+            )
         node_fields_set = d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
         if per_device_node_selection:
             set_fields = []
