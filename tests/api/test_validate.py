@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib
 from typing import Any
 
 import pytest
@@ -135,7 +134,7 @@ def sel(expression: str) -> dict[str, Any]:
 
 
 def stub_cel(expression: str, features: ValidationFeatures) -> tuple[str, str] | None:
-    """Stands in for drasim.cel: `!` makes a syntax error, `expensive` exceeds the cost limit."""
+    """Stands in for the CEL check: `!` makes a syntax error, `expensive` exceeds the cost limit."""
     if "!" in expression:
         return ("Invalid", "compilation failed: ERROR: <input>:1:1: Syntax error")
     if "expensive" in expression:
@@ -1466,15 +1465,6 @@ def test_versions() -> None:
 # --- the real CEL compiler ------------------------------------------------------------------------------
 
 
-def _real_cel_available() -> bool:
-    try:
-        module = importlib.import_module("drasim.cel")
-    except ImportError:
-        return False
-    return hasattr(module, "compile_selector")
-
-
-@pytest.mark.skipif(not _real_cel_available(), reason="drasim.cel is not available")
 def test_real_cel_compiler() -> None:
     def findings(expression: str, features: ValidationFeatures | None = None) -> list[Finding]:
         obj = decode(device_class(selectors=[sel(expression)]))

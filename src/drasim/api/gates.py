@@ -1,5 +1,4 @@
-"""The DRA feature gates the simulated API server has on, as validation reads them (built by the release
-profile)."""
+"""The DRA feature gates the simulated API server has on, as validation reads them."""
 
 from __future__ import annotations
 

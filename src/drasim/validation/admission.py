@@ -1,6 +1,4 @@
-"""Admission: what the API server of a release profile does to submitted objects, in its order: served
-version -> defaulting -> validation with the profile's gates (fields of disabled gates dropped) -> apply
-(the last definition of an object wins). What it would reject never reaches a cluster state."""
+"""Admission as the API server does it: served version -> defaulting -> validation with the gates -> apply."""
 
 from __future__ import annotations
 

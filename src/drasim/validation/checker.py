@@ -1,5 +1,4 @@
-"""The checker of one object: field.Error constructors, list helpers, and the shared parts of DRA objects
-(names, node selectors, conditions, taints, tolerations, CEL selectors, opaque configuration, metadata)."""
+"""The checker of one object: error constructors, list helpers and the parts DRA objects share."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""ResourceClaim status: reservedFor, the allocation result and per-device status, validated as the
-scheduler's first write of it."""
+"""ResourceClaim status (reservedFor, allocation, device status), as the scheduler's first write of it."""
 
 from __future__ import annotations
 

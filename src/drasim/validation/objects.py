@@ -1,5 +1,4 @@
-"""Validation entry points: one object as the API server would store it, or several with the cross-object
-checks."""
+"""Validation entry points: one object as the API server would store it, or several with cross-object checks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""core/v1 validation of the fields DRA touches: a pod spec's resourceClaims and containers' claims and
-extended resources."""
+"""core/v1 validation of the pod spec fields DRA touches: resourceClaims, container claims, extended resources."""
 
 from __future__ import annotations
 

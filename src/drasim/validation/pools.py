@@ -1,5 +1,4 @@
-"""Checks across the slices of one pool (counter sets, duplicate names, missing slices): warnings, since the
-API server validates each slice alone."""
+"""Checks across the slices of one pool (counter sets, names, missing slices): warnings, not rejections."""
 
 from __future__ import annotations
 
