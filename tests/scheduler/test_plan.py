@@ -53,6 +53,8 @@ def test_scan_matches_a_node_by_node_scan_across_changes(data: st.DataObject) ->
         assert got == naive(verdicts, want, start)
         assert len(evaluated) == len(set(evaluated))  # each node evaluated at most once per change
         assert {f"n{p}" for p in evaluated} <= set(got[0]) | set(got[2])  # none past where the scan stops
+        unread = plan.scan(names, want, start, evaluate)[2]  # read only after the nodes below changed
+        expected = naive(verdicts, want, start)[2]
         for p in data.draw(st.lists(st.integers(0, n - 1), max_size=5)):  # nodes change
             verdicts[p] = data.draw(verdict)
             plan.forget(p)
@@ -61,3 +63,4 @@ def test_scan_matches_a_node_by_node_scan_across_changes(data: st.DataObject) ->
         expect = naive([verdicts[p] if p in subset else -1 for p in range(n)], n, 0)
         got = plan.scan_subset(names, subset, n, sub_start, evaluate)
         assert set(got[0]) == set(expect[0]) and got[2].keys() <= set(names)
+        assert dict(unread) == expected and list(unread) == list(expected)  # the rejections as of their scan

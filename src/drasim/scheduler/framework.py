@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -95,7 +96,7 @@ class ScheduleResult:
     extended_claim: ResourceClaim | None = None
     ranking: Ranking | None = None  # the scored feasible nodes (None: no scoring ran)
     # The nodes the scan rejected (also when scheduled), with why; may be shared between results: read only.
-    node_statuses: dict[str, Status] = field(default_factory=dict)
+    node_statuses: Mapping[str, Status] = field(default_factory=dict)
     deallocate: list[Key] = field(default_factory=list)
     no_preemption: bool = False
     chosen_subrequests: dict[Key, list[str]] = field(default_factory=dict)
@@ -247,7 +248,7 @@ class Scheduler:
             result.ranking = None
             return result
 
-    def _remember_failure(self, ctx: _Ctx, result: ScheduleResult, statuses: dict[str, Status]) -> None:
+    def _remember_failure(self, ctx: _Ctx, result: ScheduleResult, statuses: Mapping[str, Status]) -> None:
         assert self._failures is not None
         if result.deallocate or result.delete_claims or result.allocations or result.ranking is not None \
                 or result.extended_claim is not None or result.status not in (UNSCHEDULABLE, UNRESOLVABLE):
@@ -332,7 +333,7 @@ class Scheduler:
         return (None, plan.score_class((sv[2], sv[3], fm[0], fm[1], dra_raw), spread))
 
     def _scan(self, ctx: _Ctx, plan: Plan, candidates: list[int] | None, num_all: int
-              ) -> tuple[list[str], list[int], dict[str, Status]]:
+              ) -> tuple[list[str], list[int], Mapping[str, Status]]:
         """findNodesThatPassFilters: from nextStartNodeIndex until enough feasible nodes were found
         (`candidates`: positions of the only nodes to consider, None: every node)."""
         n = num_all if candidates is None else len(candidates)
@@ -344,6 +345,7 @@ class Scheduler:
             return self._entry(ctx, plan, name)
 
         names = self._cache.names
+        statuses: Mapping[str, Status]
         if candidates is None:
             feasible, classes, statuses = plan.scan(names, want, start, evaluate)
         else:
@@ -449,7 +451,7 @@ class Scheduler:
         result.message = f"Successfully assigned {ctx.key[0]}/{ctx.key[1]} to {name}"
         return result
 
-    def _unschedulable(self, result: ScheduleResult, ctx: _Ctx, statuses: dict[str, Status],
+    def _unschedulable(self, result: ScheduleResult, ctx: _Ctx, statuses: Mapping[str, Status],
                        absent: tuple[str, ...], prefilter: str = "") -> ScheduleResult:
         """PostFilter (DynamicResources, then DefaultPreemption) and the FitError message."""
         nc = self._cache

@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from operator import itemgetter
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from drasim.scheduler.filters import Status
 
@@ -99,7 +99,7 @@ class Plan:
         return n
 
     def scan(self, names: list[str], want: int, start: int, evaluate: Callable[[str], Entry]
-             ) -> tuple[list[str], list[int], dict[str, Status]]:
+             ) -> tuple[list[str], list[int], Mapping[str, Status]]:
         """From position `start`, wrapping, until `want` feasible nodes were found (or every node was seen):
         the feasible nodes in scan order, their score classes, and the rejected nodes passed on the way."""
         n = len(names)
@@ -119,11 +119,13 @@ class Plan:
         if end <= n:
             on = good[bisect_left(good, start):bisect_left(good, end)]
             off = bad[bisect_left(bad, start):bisect_left(bad, end)]
+            why = self.why[start:end]  # a snapshot: later cycles settle positions again in place
+            base = start
         else:
             on = good[bisect_left(good, start):] + good[:bisect_left(good, end - n)]
             off = bad[bisect_left(bad, start):] + bad[:bisect_left(bad, end - n)]
-        statuses: dict[str, Status] = dict(zip(_pick(names, off), _pick(self.why, off), strict=True))  # type: ignore[arg-type]
-        return _pick(names, on), _pick(self.cls, on), statuses
+            why, base = self.why[:], 0
+        return _pick(names, on), _pick(self.cls, on), Rejected(names, why, off, base)
 
     def scan_subset(self, names: list[str], positions: list[int], want: int, start: int,
                     evaluate: Callable[[str], Entry]) -> tuple[list[str], list[int], dict[str, Status]]:
@@ -147,6 +149,55 @@ class Plan:
             else:
                 statuses[names[p]] = entry[0]
         return feasible, classes, statuses
+
+
+class Rejected(Mapping[str, Status]):
+    """The nodes a scan rejected and why (node -> Status, in scan order), made a dict only when first read:
+    a scheduled pod's are rarely read, and a cycle that passes thousands of full nodes would build one each."""
+
+    __slots__ = ("_base", "_dict", "_names", "_off", "_why")
+
+    def __init__(self, names: list[str], why: list[Status | None], off: list[int], base: int) -> None:
+        self._names: list[str] | None = names  # never changed in place (the scheduler replaces the list)
+        self._why = why  # why[p - base] for each position p in off
+        self._off = off
+        self._base = base
+        self._dict: dict[str, Status] | None = None
+
+    def _built(self) -> dict[str, Status]:
+        if self._dict is None:
+            assert self._names is not None
+            off = [p - self._base for p in self._off] if self._base else self._off
+            self._dict = dict(zip(_pick(self._names, self._off), _pick(self._why, off), strict=True))  # type: ignore[arg-type]
+            self._names, self._why, self._off = None, [], []
+        return self._dict
+
+    def __getitem__(self, name: str) -> Status:
+        return self._built()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._dict) if self._dict is not None else len(self._off)
+
+    # The dict's own views, at C speed (Mapping's mixins would look every key up through __getitem__).
+    def keys(self) -> KeysView[str]:
+        return self._built().keys()
+
+    def values(self) -> ValuesView[Status]:
+        return self._built().values()
+
+    def items(self) -> ItemsView[str, Status]:
+        return self._built().items()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._built().get(name, default)
+
+    def __eq__(self, other: object) -> bool:
+        return self._built() == (dict(other) if isinstance(other, Rejected) else other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _pick(values: list[T], positions: list[int]) -> list[T]:

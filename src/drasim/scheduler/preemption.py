@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from drasim.cluster.state import Key
 from drasim.scheduler.cache import NodeCache
@@ -15,7 +15,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
-def fit_error(num_all: int, statuses: dict[str, Status], absent: tuple[str, ...], prefilter: str,
+def fit_error(num_all: int, statuses: Mapping[str, Status], absent: tuple[str, ...], prefilter: str,
               postfilter: str) -> str:
     """FitError.Error(): "0/N nodes are available: <histogram>. <PostFilter messages>"."""
     msg = f"0/{num_all} nodes are available:"
@@ -37,7 +37,7 @@ def fit_error(num_all: int, statuses: dict[str, Status], absent: tuple[str, ...]
     return msg
 
 
-def dry_run(cache: NodeCache, prio: int, statuses: dict[str, Status], absent_code: str,
+def dry_run(cache: NodeCache, prio: int, statuses: Mapping[str, Status], absent_code: str,
             refilter: Callable[[str, NodeAccount, list[Key]], Status | None]) -> str | None:
     """DefaultPreemption's dry run (scheduler-core §11): the message, or None when victims exist.
 
@@ -68,7 +68,7 @@ def dry_run(cache: NodeCache, prio: int, statuses: dict[str, Status], absent_cod
     return f"preemption: 0/{len(cache.names)} nodes are available: {', '.join(hist)}."
 
 
-def blocked_by_lower_priority(cache: NodeCache, dra: DraCycle, requests: Vector, statuses: dict[str, Status]
+def blocked_by_lower_priority(cache: NodeCache, dra: DraCycle, requests: Vector, statuses: Mapping[str, Status]
                               ) -> bool:
     """Would some node rejected by DynamicResources fit if lower-priority pods released their claims?"""
     state = cache.state

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import islice
+from itertools import compress, islice
 
 import msgspec
 
@@ -42,7 +42,7 @@ class Ranking:
         classes = self.classes
         if len(cids) == len(self.totals):  # every node has this total
             return list(range(len(classes) if limit is None else min(limit, len(classes))))
-        found = (i for i, c in enumerate(classes) if c in cids)
+        found = compress(range(len(classes)), map(cids.__contains__, classes))  # at C speed
         return list(found if limit is None else islice(found, limit))
 
     def best(self) -> list[int]:
