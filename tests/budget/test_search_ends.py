@@ -145,9 +145,9 @@ def test_simulate_reports_the_timeout_and_what_it_stands_for(tmp_path: Path, ste
 
 
 def test_explain_shares_one_budget(tmp_path: Path, steps: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    from drasim.explain import diagnose
-    monkeypatch.setattr(diagnose, "EXPLAIN_BUDGET_STEPS", 30_000)
-    monkeypatch.setattr(diagnose, "FILTER_BUDGET_STEPS", 20_000)
+    from drasim.explain import context
+    monkeypatch.setattr(context, "EXPLAIN_BUDGET_STEPS", 30_000)
+    monkeypatch.setattr(context, "FILTER_BUDGET_STEPS", 20_000)
     state = ClusterState.from_objects(_load(write_manifests(tmp_path / "m.yaml", 9, 10, pair=True)))
     report = explain_pod(state, ("default", "many"))
     (group,) = report.groups

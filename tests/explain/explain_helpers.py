@@ -12,7 +12,7 @@ from drasim.api.resource import ResourceClaim
 from drasim.cli.explain import _scenario_state
 from drasim.cluster import ClusterState, Key
 from drasim.explain import Explanation
-from drasim.explain.diagnose import AlternativeReport, ReasonCount
+from drasim.explain.model import AlternativeReport, ReasonCount
 from drasim.sources.scenario import load_scenario
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from drasim.errors import InputError
 from drasim.explain import explain_claim
-from drasim.explain.diagnose import MAX_EXAMPLES
+from drasim.explain.model import MAX_EXAMPLES
 from drasim.explain.render import render_text, to_dict
 
 

@@ -7,7 +7,8 @@ from typing import Any
 from explain_helpers import DRIVER, claim, device_class, exact, gpu, node, scenario, slice_, state_of
 
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
-from drasim.explain.hints import MIG_OFF, NO_PREEMPTION, Hint
+from drasim.explain.hints import MIG_OFF, NO_PREEMPTION
+from drasim.explain.model import Hint
 
 
 def codes(ex: Explanation) -> list[str]:

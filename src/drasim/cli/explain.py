@@ -29,7 +29,7 @@ from drasim.cluster import ClusterState, Key
 from drasim.diagnostics import API_VERSION
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
-from drasim.explain.diagnose import ClaimExplanation, PodExplanation
+from drasim.explain.model import ClaimExplanation, PodExplanation
 from drasim.explain.render import render_text, to_dict
 from drasim.sim.timeline import parse_duration
 from drasim.sources.inputs import Inputs

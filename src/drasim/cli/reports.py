@@ -85,7 +85,7 @@ def from_explanation(ex: Explanation) -> list[Diagnostic]:
 
 
 def _subject(ex: Explanation) -> ObjectReference | None:
-    from drasim.explain.diagnose import ClaimExplanation, PodExplanation
+    from drasim.explain.model import ClaimExplanation, PodExplanation
 
     key = ex.claim if isinstance(ex, ClaimExplanation) else ex.pod if isinstance(ex, PodExplanation) else None
     if not key:

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from drasim.allocator.constraints import lookup_attribute
 from drasim.api.claims import claim_ref
 from drasim.api.core import Pod
 from drasim.api.resource import Device, ResourceClaim
 from drasim.cluster.state import ClusterState
-
-if TYPE_CHECKING:
-    from drasim.explain.diagnose import NodeGroup, _Alt, _Ctx, _Node
+from drasim.explain.context import Alternative, Context
+from drasim.explain.model import Hint, NodeGroup
+from drasim.explain.probe import NodeFacts
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
@@ -22,18 +20,7 @@ MIG_OFF = ("MIG mode is off or not configured on these GPUs; the driver advertis
 NO_PREEMPTION = "preemption will not help: the scheduler does not preempt for DRA devices"
 
 
-@dataclass
-class Hint:
-    """A named trap, with what to do about it. `code` is stable (JSON), `message` is for people."""
-
-    code: str
-    message: str
-    # Objects the hint is about that differ from node to node (e.g. the claims holding devices): kept
-    # out of node grouping and merged over a group's nodes.
-    subjects: list[str] = field(default_factory=list)
-
-
-def node_hints(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
+def node_hints(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
     """Hints that depend on one node's devices and verdict."""
     out: list[Hint] = []
     out += _mig_off(ctx, nd, group)
@@ -80,7 +67,7 @@ def _is_full_gpu(dev: Device, driver: str) -> bool:
     return _attr(dev, driver, "type") == "gpu"
 
 
-def _asks_for_mig(alt: _Alt) -> bool:
+def _asks_for_mig(alt: Alternative) -> bool:
     texts = [alt.request.device_class_name]
     if alt.cls is not None:
         texts += [s.cel.expression for s in alt.cls.spec.selectors if s.cel is not None]
@@ -88,7 +75,7 @@ def _asks_for_mig(alt: _Alt) -> bool:
     return any(_MIG_WORD.search(t) for t in texts)
 
 
-def _mig_off(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
+def _mig_off(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
     if group.verdict.status == "allocated":
         return []
     cands = nd.view.candidates
@@ -175,7 +162,7 @@ def _pools(group: NodeGroup) -> list[Hint]:
 # --- preemption --------------------------------------------------------------------------------
 
 
-def _preemption(ctx: _Ctx, nd: _Node, group: NodeGroup) -> list[Hint]:
+def _preemption(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
     if group.verdict.status != "unsatisfiable" or not nd.probe.fits_when_free:
         return []
     return [Hint("no-preemption", (

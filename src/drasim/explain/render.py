@@ -11,15 +11,15 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from drasim.explain.diagnose import (
+from drasim.explain.model import (
     AllocatedDevice,
     AlternativeReport,
     ClaimExplanation,
     Explanation,
+    Hint,
     NodeGroup,
     PodExplanation,
 )
-from drasim.explain.hints import Hint
 
 _STATUS_STYLE = {"allocated": "bold green", "unsatisfiable": "bold red", "error": "bold red"}
 _NODES_SHOWN = 5  # node names listed per group in table mode (all of them in wide mode)
