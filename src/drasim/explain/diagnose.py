@@ -128,8 +128,9 @@ def _node_filters(state: ClusterState, pod: Pod) -> dict[str, str]:
 
 
 def _run(ex: Explanation, state: ClusterState, claims: list[ResourceClaim], in_use: AllocatedState,
-         nodes: list[Node], variant: str | None) -> Context:
-    ctx = Context(state, in_use, claims, variant)
+         nodes: list[Node], variant: str | None, share: bool) -> Context:
+    ctx = Context(state, in_use, claims, variant, share)
+    ctx.prepare(nodes)
     groups = [analyse_node(ctx, node)[0] for node in nodes]
     ex.groups = _merge(groups)
     for g in ex.groups:
@@ -148,11 +149,12 @@ def _key_text(key: Key) -> str:
 
 
 def explain_claim(state: ClusterState, claim_key: Key, nodes: Sequence[str] | None = None, *,
-                  variant: str | None = None) -> ClaimExplanation:
+                  variant: str | None = None, share: bool = True) -> ClaimExplanation:
     """Explain one claim on each node (default: all nodes; an allocated claim: the nodes it is available on).
 
     An allocated claim is replayed as if it were not allocated, so the answer shows why it got what it got.
-    Raises InputError when the claim or a named node does not exist.
+    Raises InputError when the claim or a named node does not exist. Nodes whose answer must be the same
+    share one search; `share=False` searches every node (the same explanation, slower: what tests compare).
     """
     claim = state.claims.get(claim_key)
     if claim is None:
@@ -172,13 +174,13 @@ def explain_claim(state: ClusterState, claim_key: Key, nodes: Sequence[str] | No
             else:
                 keep.append(node)
         picked = keep
-    _run(ex, state, [claim], in_use, picked, variant)
+    _run(ex, state, [claim], in_use, picked, variant, share)
     ex.hints.extend(replica_hints(state, [claim]))
     return ex
 
 
 def explain_claims(state: ClusterState, claim_keys: Sequence[Key], nodes: Sequence[str] | None = None, *,
-                   variant: str | None = None, subject: str | None = None) -> PodExplanation:
+                   variant: str | None = None, subject: str | None = None, share: bool = True) -> PodExplanation:
     """Explain one Allocate call with these claims, in this order (a scenario step)."""
     claims = []
     for key in claim_keys:
@@ -189,7 +191,7 @@ def explain_claims(state: ClusterState, claim_keys: Sequence[Key], nodes: Sequen
     ex = PodExplanation(subject=subject or "claims " + ", ".join(claim_ref(c) for c in claims),
                         features=state.features.enabled(),
                         claims=[PodClaim(c.metadata.name, claim_ref(c), _claim_state(c)) for c in claims])
-    _run(ex, state, claims, state.in_use, _pick_nodes(state, nodes), variant)
+    _run(ex, state, claims, state.in_use, _pick_nodes(state, nodes), variant, share)
     ex.hints.extend(replica_hints(state, claims))
     return ex
 
@@ -217,7 +219,7 @@ def _from_template(state: ClusterState, pod: Pod, pod_claim: str, template_name:
 
 
 def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None = None, *,
-                variant: str | None = None) -> PodExplanation:
+                variant: str | None = None, share: bool = True) -> PodExplanation:
     """Explain a pod: its unallocated claims in one Allocate call per node, as the scheduler's filter does.
 
     Claims not created yet are built from their templates. When every claim is already allocated, they
@@ -274,7 +276,7 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
         else:
             ex.excluded_nodes.append(ExcludedNode(node.metadata.name, why))
     if pending:
-        _run(ex, state, pending, in_use, picked, variant)
+        _run(ex, state, pending, in_use, picked, variant, share)
     ex.hints.extend(replica_hints(state, [*pending, *fixed], pod=pod))
     return ex
 
