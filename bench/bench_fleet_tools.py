@@ -71,6 +71,8 @@ def main() -> None:
         report("lint -f FLEET.json", _cpu("lint", "-f", fleet_json), "s", 3.0)
         report("explain pod (12 GPUs) -f FLEET", _cpu("explain", "pod", "default/big-training", "-f", fleet,
                                                       "-f", pod), "s", 5.0)
+        report("explain pod (12 GPUs) -f FLEET.json", _cpu("explain", "pod", "default/big-training", "-f",
+                                                           fleet_json, "-f", pod), "s", 5.0)
 
 
 if __name__ == "__main__":
