@@ -6,7 +6,7 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from functools import lru_cache, wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -58,7 +58,7 @@ def per_name(check: NameCheck) -> NameCheck:
     def checked(self: Checker, name: str, path: str) -> None:
         found = memo.get(name)
         if found is None:
-            probe = Checker("", self.features, self.cel_checker)
+            probe = _probe()
             check(probe, name, "")
             found = tuple(probe.findings)
             assert all(f.path == "" for f in found), check.__name__  # reports at its path only
@@ -70,15 +70,27 @@ def per_name(check: NameCheck) -> NameCheck:
     return checked
 
 
+class _NoGates:
+    """The gates of a probe: a check memoised by name must not read them (the name alone is the key)."""
+
+    def __getattr__(self, gate: str) -> Any:
+        raise AssertionError(f"a check memoised by name read the gate {gate}")
+
+
 def _no_cel(expression: str, features: ValidationFeatures) -> None:
-    return None
+    raise AssertionError("a check memoised by name compiled CEL")
+
+
+def _probe() -> Checker:
+    """A checker for working out what a check of a name alone finds (at the path "")."""
+    return Checker("", cast(ValidationFeatures, _NoGates()), _no_cel)
 
 
 @lru_cache(maxsize=4096)
 def valid_qualified_names(names: tuple[str, ...]) -> bool:
     """Whether `Checker.qualified_name` finds nothing wrong with any of `names` (the attribute or capacity
     names of a device: a fleet's devices share one set)."""
-    probe = Checker("", ValidationFeatures(), _no_cel)
+    probe = _probe()
     for name in names:
         probe.qualified_name(name, "")
     return not probe.findings
