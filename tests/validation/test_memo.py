@@ -117,7 +117,7 @@ _DEVICES = st.builds(
     st.dictionaries(_NAMES, _VALUES, max_size=4),
     st.dictionaries(_NAMES, st.just({"value": "1"}), max_size=2),
 )
-_FEATURES = [profile_for(v).validation_features() for v in SIMULATED] + [ValidationFeatures()]
+_FEATURES = [profile_for(v).validation_features() for v in SIMULATED] + [ValidationFeatures(list_type_attributes=True)]
 
 
 @settings(max_examples=examples(60), deadline=None)

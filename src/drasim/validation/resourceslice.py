@@ -239,8 +239,9 @@ class SliceChecker(CapacityPolicyChecker):
             )
         n_values = 0
         irregular: set[str] = set()  # attributes the full check must look at
+        list_gate = self.features.list_type_attributes  # when off, list values were dropped before
         for key, attr in d.attributes.items():
-            if has_list_values(attr):
+            if list_gate and has_list_values(attr):
                 lists = [v for v in (attr.bools, attr.ints, attr.strings, attr.versions) if v]
                 n_values += sum(len(v) for v in lists) if lists else 1
                 irregular.add(key)
