@@ -88,23 +88,26 @@ def regex_error(pattern: str) -> str | None:
     return None
 
 
+def _compiled(pattern: str, prefix: str) -> Any:
+    """The compiled pattern; a bad one is the runtime error upstream's function gives (`prefix` differs:
+    `matches` is cel-go's own, `find`/`findAll` the Kubernetes library's)."""
+    try:
+        return compile_regex(pattern)
+    except RegexError as e:
+        raise EvalError(f"{prefix}error parsing regexp: {e}") from None
+
+
 def matches(s: Any, pattern: Any) -> bool:
     if type(s) is not str or type(pattern) is not str:
         raise no_overload()
-    try:
-        rx = compile_regex(pattern)
-    except RegexError as e:
-        raise EvalError(f"error parsing regexp: {e}") from None
+    rx = _compiled(pattern, "")
     return _search(rx, s.encode("utf-8", "surrogatepass")) != _NO_MATCH
 
 
 def find(s: Any, pattern: Any) -> str:
     if type(s) is not str or type(pattern) is not str:
         raise no_overload()
-    try:
-        rx = compile_regex(pattern)
-    except RegexError as e:
-        raise EvalError(f"Illegal regex: error parsing regexp: {e}") from None
+    rx = _compiled(pattern, "Illegal regex: ")
     text = s.encode("utf-8", "surrogatepass")
     start, end = _search(rx, text)
     return text[start:end].decode("utf-8", "surrogatepass") if start >= 0 else ""
@@ -113,10 +116,7 @@ def find(s: Any, pattern: Any) -> str:
 def find_all(s: Any, pattern: Any, limit: Any = -1) -> list[str]:
     if type(s) is not str or type(pattern) is not str or type(limit) is not int:
         raise no_overload()
-    try:
-        rx = compile_regex(pattern)
-    except RegexError as e:
-        raise EvalError(f"Illegal regex: error parsing regexp: {e}") from None
+    rx = _compiled(pattern, "Illegal regex: ")
     if limit == 0:
         return []
     text = s.encode("utf-8", "surrogatepass")

@@ -30,23 +30,25 @@ def char_at(s: Any, i: Any) -> str:
     return s[i] if i < len(s) else ""
 
 
-def _index_of_str(s: str, sub: str, offset: int) -> int:
+def _decided(s: str, sub: str, offset: int) -> int | None:
+    """The answer of indexOf/lastIndexOf when the arguments alone give it (an empty `sub` is found at
+    `offset`; an offset past the string finds nothing; a negative one is an error), else None."""
     if sub == "":
         return offset
     if offset < 0:
         raise _E(f"index out of range: {offset}")
-    if offset >= len(s):
-        return -1
-    return s.find(sub, offset)
+    return -1 if offset >= len(s) else None
+
+
+def _index_of_str(s: str, sub: str, offset: int) -> int:
+    decided = _decided(s, sub, offset)
+    return s.find(sub, offset) if decided is None else decided
 
 
 def _last_index_of_str(s: str, sub: str, offset: int) -> int:
-    if sub == "":
-        return offset
-    if offset < 0:
-        raise _E(f"index out of range: {offset}")
-    if offset >= len(s):
-        return -1
+    decided = _decided(s, sub, offset)
+    if decided is not None:
+        return decided
     start = min(offset, len(s) - len(sub))
     if start < 0:
         return -1
