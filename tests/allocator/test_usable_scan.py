@@ -1,4 +1,5 @@
-"""The scan over each request's usable devices (`_Run._usable`) changes nothing the search does (hypothesis).
+"""The scan over each request's usable devices (`_Run._usable`) and the check of a device's own counters
+(`_Run._plain_pools`) change nothing the search does (hypothesis).
 
 The same calls run with the usable lists from the first step and with the full scan only; results, errors,
 share IDs, consumed capacity, step counts and the counting proof's verdict must be identical, on one call
@@ -38,9 +39,14 @@ def _device(draw: st.DrawFn, i: int) -> dict[str, Any]:
         "model": {"string": draw(st.sampled_from("ab"))}, "root": {"int": draw(st.integers(0, 2))}}}
     if draw(st.integers(0, 5)) == 0:
         dev["attributes"]["bad"] = {"string": "x"}  # the others fail the selector reading it (no such key)
-    if draw(st.booleans()):
-        dev["consumesCounters"] = [{"counterSet": "cs", "counters": {
-            "slot": {"value": str(draw(st.integers(0, 2)))}}}]
+    if draw(st.integers(0, 2)):
+        sets = {"cs": ["slot", "mem"], "cs2": ["slot"]}
+        if draw(st.integers(0, 30)) == 0:
+            sets["nowhere"] = ["slot"]  # makes the pool invalid
+        dev["consumesCounters"] = [
+            {"counterSet": cs, "counters": {name: {"value": str(draw(st.integers(0, 2)))}
+                                            for name in draw(st.sets(st.sampled_from(sets[cs]), min_size=1))}}
+            for cs in sorted(draw(st.sets(st.sampled_from(sorted(sets)), min_size=1, max_size=2)))]
     if draw(st.integers(0, 3)) == 0:
         dev["taints"] = [{"key": "k", "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"]))}]
     if draw(st.integers(0, 3)):
@@ -105,10 +111,12 @@ def _calls(draw: st.DrawFn) -> tuple[Any, ...]:
                   "driver": DRIVER, "nodeName": "node-1", "pool": pool, "devices": devs}}),
               _build(ResourceSlice, {"metadata": {"name": "c"}, "spec": {
                   "driver": DRIVER, "nodeName": "node-1", "pool": pool, "sharedCounters": [
-                      {"name": "cs", "counters": {"slot": {"value": str(draw(st.integers(0, 4)))}}}]}})]
+                      {"name": "cs", "counters": {"slot": {"value": str(draw(st.integers(0, 4)))},
+                                                  "mem": {"value": str(draw(st.integers(0, 4)))}}},
+                      {"name": "cs2", "counters": {"slot": {"value": str(draw(st.integers(0, 3)))}}}]}})]
     classes = {"gpu": _build(DeviceClass, {"metadata": {"name": "gpu"}, "spec": {}})}
     in_use = draw(st.sets(st.sampled_from([d["name"] for d in devs]), max_size=2)) if devs else set()
-    features = Features(device_taints=draw(st.booleans()), partitionable_devices=draw(st.booleans()),
+    features = Features(device_taints=draw(st.booleans()), partitionable_devices=draw(st.integers(0, 3)) > 0,
                         consumable_capacity=draw(st.booleans()), list_type_attributes=draw(st.booleans()))
     # A deadline some searches reach: the usable scan takes the same steps, so it fires at the same point.
     max_steps = draw(st.sampled_from([None, None, 2, 5, 20]))
@@ -126,10 +134,12 @@ def _outcome(alloc: Allocator, claims: list[ResourceClaim]) -> tuple[Any, ...]:
     return ("allocated", encoded, alloc.stats.steps), results
 
 
-def _run(call: tuple[Any, ...], skip_after: int) -> list[tuple[Any, ...]]:
+def _run(call: tuple[Any, ...], optimised: bool) -> list[tuple[Any, ...]]:
+    """Both calls, with the usable scan from the first step and the own-counter check (`optimised`), or
+    with neither."""
     slices, classes, first, second, in_use, features, max_steps = call
-    saved = search_mod.SKIP_AFTER_STEPS
-    search_mod.SKIP_AFTER_STEPS = skip_after
+    saved = search_mod.SKIP_AFTER_STEPS, search_mod.OWN_COUNTERS_ONLY
+    search_mod.SKIP_AFTER_STEPS, search_mod.OWN_COUNTERS_ONLY = (0, True) if optimised else (1 << 62, False)
     try:
         cache = SliceCache(slices)
         state = AllocatedState(devices={DeviceID(DRIVER, "p", d) for d in in_use})
@@ -138,14 +148,14 @@ def _run(call: tuple[Any, ...], skip_after: int) -> list[tuple[Any, ...]]:
             state.add_allocation(res, consumable_capacity=features.consumable_capacity)
         two, _ = _outcome(Allocator(features, state, classes, cache, max_steps=max_steps), second)
     finally:
-        search_mod.SKIP_AFTER_STEPS = saved
+        search_mod.SKIP_AFTER_STEPS, search_mod.OWN_COUNTERS_ONLY = saved
     return [one, two]
 
 
 @settings(max_examples=examples(300))
 @given(_calls())
 def test_usable_scan_changes_nothing(call: tuple[Any, ...]) -> None:
-    assert _run(call, 0) == _run(call, 1 << 62)
+    assert _run(call, True) == _run(call, False)
 
 
 @pytest.mark.parametrize("skip_after", [0, 1 << 62])

@@ -102,6 +102,8 @@ class SliceCache:
             pool.consumers = [
                 (DeviceID(s.spec.driver, s.spec.pool.name, d.name), self.consumption(d))
                 for s in pool.slices + pool.other_slices for d in s.spec.devices if d.consumes_counters]
+            pool.draws_nonnegative = all(amount >= 0 for _, consumption in pool.consumers
+                                         for _, counters in consumption for _, amount in counters)
             if pool.incomplete or pool.invalid:
                 continue
             for slc in pool.slices:

@@ -32,6 +32,8 @@ class Pool:
     # current generation that consumes counters (with its consumption).
     counter_totals: dict[str, dict[str, Any]] = field(default_factory=dict)
     consumers: list[tuple[Any, Any]] = field(default_factory=list)
+    # Whether no consumer draws a negative amount (set with `consumers`; see `allocator.search`).
+    draws_nonnegative: bool = True
 
     @property
     def pool_id(self) -> str:

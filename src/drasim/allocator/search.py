@@ -82,6 +82,9 @@ class SearchReporter(Protocol):
 # smaller calls keep looking at devices one by one, so a call that stops at its first device never
 # evaluates the selectors of the rest.
 SKIP_AFTER_STEPS = 16
+# Whether `_Run._take_counters` may check only the counters the device draws on (`_Run._plain_pools`);
+# tests switch it off to compare with the check of every counter.
+OWN_COUNTERS_ONLY = True
 
 class Allocator:
     """Upstream `NewAllocator` + `Allocate`: one instance per scheduling cycle (fixed in-use state).
@@ -181,6 +184,7 @@ class _Run:
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Quantity]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Number]]] = {}
+        self._plain: dict[str, Pool] | None = None
         self.results: list[list[Chosen]] = [[] for _ in claims]
         self.cands = view.candidates
         # The step at which `_checkpoint` runs next: the proof, then the deadline.
@@ -699,6 +703,8 @@ class _Run:
 
     def _take_counters(self, cand: Candidate) -> bool:
         available = self.a.available_counters(cand.pool)
+        if self.rep is None and self._plain_pools().get(cand.pool.name) is cand.pool:
+            return self._take_own_counters(cand, available)
         consumed = self._tally(cand, 1)
         exceeded = checks.counters_exceeded(available, consumed)
         if exceeded is None:
@@ -707,6 +713,47 @@ class _Run:
             else checks.COUNTERS
         self._tally(cand, -1)
         return False
+
+    def _plain_pools(self) -> dict[str, Pool]:
+        """Pools whose counter check may look at the device's own counters only.
+
+        `_take_counters` refuses a device when some counter's tally of this attempt would pass what is
+        available. Every tally change keeps "no tally passes its counter" true, once it holds: a take
+        that passes the check of every counter, a refused take undone, and releases, which only lower
+        tallies when amounts are not negative. It holds when the attempt starts (empty tallies) if no
+        counter is already overdrawn. Then only the counters the device adds to can pass theirs, and
+        checking those answers the same. Tallies are kept by pool name (upstream's quirk), so a name two
+        of the node's pools share is left to the full check.
+        """
+        found = self._plain
+        if found is None:
+            found = self._plain = {}
+            if OWN_COUNTERS_ONLY:
+                names = [pool.name for pool in self.pools]
+                for pool in self.pools:
+                    if names.count(pool.name) != 1 or not pool.consumers:
+                        continue
+                    available = self.a.available_counters(pool)
+                    if pool.draws_nonnegative and all(
+                            v >= 0 for counters in available.values() for v in counters.values()):
+                        found[pool.name] = pool
+        return found
+
+    def _take_own_counters(self, cand: Candidate, available: dict[str, dict[str, Number]]) -> bool:
+        """`_take_counters` for a pool of `_plain_pools`: the device's own counters are checked."""
+        consumed = self._tally(cand, 1)
+        for set_name, counters in cand.consumption:
+            have = available.get(set_name)
+            if have is None:
+                continue  # not a counter set of the pool: never checked (as `counters_exceeded`)
+            tally = consumed[set_name]
+            for name, _ in counters:
+                limit = have.get(name)
+                if limit is not None and tally[name] > limit:
+                    self.why = checks.COUNTERS
+                    self._tally(cand, -1)
+                    return False
+        return True
 
     def _release_counters(self, cand: Candidate) -> None:
         self._tally(cand, -1)
