@@ -16,6 +16,7 @@ from rich.console import Console
 from drasim.allocator import Features
 from drasim.explain import Explanation, context, explain_claim, explain_claims
 from drasim.explain.render import render_text, to_dict
+from drasim.releases import RELEASES
 from hypothesis_budget import examples
 
 OTHER = "nic.example.com"
@@ -28,7 +29,8 @@ def _device(draw: st.DrawFn, name: str, counters: bool) -> dict[str, Any]:
         attrs["bad"] = {"int": 1}  # a selector comparing it to a string errs at runtime
     dev = gpu(name, draw(st.sampled_from(["a", "a", "b"])), attrs=attrs)
     if counters and draw(st.booleans()):
-        dev["consumesCounters"] = [{"counterSet": "cs", "counters": {"slot": {"value": str(draw(st.integers(1, 2)))}}}]
+        slot = {"slot": {"value": f"{draw(st.integers(1, 2))}Ki"}}
+        dev["consumesCounters"] = [{"counterSet": "cs", "counters": slot}]
     if draw(st.integers(0, 4)) == 0:
         dev["taints"] = [{"key": "k", "effect": draw(st.sampled_from(["NoSchedule", "None"]))}]
     return dev
@@ -64,8 +66,10 @@ def fleets(draw: st.DrawFn) -> Fleet:
         docs.append(node(name, **({"zone": "z1"} if draw(st.integers(0, 3)) == 0 else {})))
         docs.append(slice_(f"{name}-s", name, devices, pool=pool, count=2 if counters else 1))
         if counters:
+            slots = draw(st.integers(1, 3))  # the same amount spelled two ways (explain's words keep the spelling)
+            value = draw(st.sampled_from([f"{slots}Ki", str(slots * 1024)]))
             docs.append(slice_(f"{name}-c", name, [], pool=pool, count=2, sharedCounters=[
-                {"name": "cs", "counters": {"slot": {"value": str(draw(st.integers(1, 4)))}}}]))
+                {"name": "cs", "counters": {"slot": {"value": value}}}]))
         if draw(st.integers(0, 5)) == 0:  # another driver's pool named like the node
             nic = slice_(f"{name}-nic", name, [gpu("nic0")], pool=name)
             nic["spec"]["driver"] = OTHER
@@ -92,7 +96,8 @@ def fleets(draw: st.DrawFn) -> Fleet:
         constraints = draw(st.sampled_from([[], [], [{"matchAttribute": f"{DRIVER}/model"}],
                                             [{"distinctAttribute": f"{DRIVER}/index"}]]))
         docs.append(claim(f"c{c}", requests, constraints=constraints))
-    features = Features(device_taints=draw(st.booleans()), partitionable_devices=draw(st.booleans()))
+    features = Features(device_taints=draw(st.booleans()), partitionable_devices=draw(st.booleans()),
+                        release=draw(st.sampled_from(RELEASES)))
     target = draw(st.sampled_from(["claims", "holder"] if held else ["claims"]))
     # Small budgets: a search cut by its deadline, the explanation's steps running out part-way.
     budget = draw(st.sampled_from([None, None, (1, 1), (6, 4), (40, 25), (300, 25), (300, 1000)]))
@@ -166,4 +171,18 @@ def test_counter_pools_named_alike_are_searched_alone() -> None:
     docs = [device_class(), device_class("nic", f'device.driver == "{OTHER}"'), node("n1"),
             slice_("n1-s", "n1", [gpu("g0")], pool="n1", count=2), gpu_counters, nic, nic_counters,
             claim("c", [exact("r", cls="nic")])]
+    assert _explain(docs, Features(), "claims", True) == _explain(docs, Features(), "claims", False)
+
+
+def test_counter_words_keep_each_slices_spelling() -> None:
+    # The same amounts (one signature), spelled 1Ki and 1024: each node's words keep its slice's spelling.
+    docs = [device_class(), claim("c", [exact("r")])]
+    for n, value in (("n1", "1Ki"), ("n2", "1024")):
+        docs += [node(n), slice_(f"{n}-s", n, [gpu("g0", consumesCounters=[
+                     {"counterSet": "cs", "counters": {"slot": {"value": "2Ki"}}}])], count=2),
+                 slice_(f"{n}-c", n, [], pool=n, count=2, sharedCounters=[
+                     {"name": "cs", "counters": {"slot": {"value": value}}}])]
+    ex = explain_claims(state_of(docs), [("default", "c")])
+    details = [e.detail for g in ex.groups for a in g.claims[0].requests[0].alternatives for e in a.excluded]
+    assert details == ["counter set cs: slot needs 2Ki, 1Ki left", "counter set cs: slot needs 2048, 1024 left"]
     assert _explain(docs, Features(), "claims", True) == _explain(docs, Features(), "claims", False)

@@ -11,6 +11,8 @@ import msgspec
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
 from drasim.allocator.budget import FILTER_BUDGET_STEPS
 from drasim.allocator.cache import NodeView, SliceCache
+from drasim.allocator.checks import Rejection
+from drasim.allocator.constraints import Constraint
 from drasim.allocator.pools import Pool
 from drasim.api.claims import claim_ref
 from drasim.api.core import Node
@@ -29,6 +31,8 @@ __all__ = [
     "EXPLAIN_BUDGET_STEPS",
     "Alternative",
     "Context",
+    "DeviceChecks",
+    "Outcomes",
     "allocated_devices",
     "alternatives",
     "force",
@@ -36,6 +40,11 @@ __all__ = [
 ]
 
 EXPLAIN_BUDGET_STEPS = 2 * FILTER_BUDGET_STEPS
+
+# Per (claim index, alternative name): (position in the node's search order, rejection or None = usable).
+Outcomes = dict[tuple[int, str], list[tuple[int, Rejection | None]]]
+# What `Allocator.probe` answers for a node: every device's outcome, preparation problems, prepared constraints.
+DeviceChecks = tuple[Outcomes, dict[tuple[int, str], str], list[list[Constraint]]]
 
 
 # --- one alternative, as the allocator prepares it -----------------------------------------------
@@ -140,6 +149,8 @@ class Context:
         self.share = share
         self._shape = Shape(claims, state.classes, 0)
         self._answers: dict[object, _Answer] = {}
+        # The device checks of a node, by signature, where their words name nothing of the node (probe.py).
+        self.device_checks: dict[object, DeviceChecks] = {}
         self._counter_pool_uses: dict[str, int] | None = None
 
     def prepare(self, nodes: Sequence[Node]) -> None:

@@ -78,16 +78,17 @@ def _asks_for_mig(alt: Alternative) -> bool:
 def _mig_off(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
     if group.verdict.status == "allocated":
         return []
+    # The claims first: they rarely ask for MIG, and the node's devices are many (fleets: per node).
+    asking = [alt for alts_of_claim in ctx.alts for alts in alts_of_claim for alt in alts
+              if alt.problem is None and _asks_for_mig(alt)
+              and not nd.usable_by_alt.get((alt.ci, alt.name))]
+    if not asking:
+        return []
     cands = nd.view.candidates
     if any(_is_mig(c.device, c.id.driver) for c in cands):
         return []
     gpus = sum(1 for c in cands if _is_full_gpu(c.device, c.id.driver))
     if not gpus:
-        return []
-    asking = [alt for alts_of_claim in ctx.alts for alts in alts_of_claim for alt in alts
-              if alt.problem is None and _asks_for_mig(alt)
-              and not nd.usable_by_alt.get((alt.ci, alt.name))]
-    if not asking:
         return []
     names = ", ".join(f"{a.name} (class {a.request.device_class_name})" for a in asking)
     verb = "asks" if len(asking) == 1 else "ask"

@@ -11,7 +11,7 @@ from drasim.allocator.checks import Rejection, untolerated_taint
 from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
 from drasim.api.core import Node
 from drasim.api.resource import ResourceClaim
-from drasim.explain.context import Alternative, Context, force
+from drasim.explain.context import Alternative, Context, DeviceChecks, Outcomes, force
 from drasim.explain.model import Verdict
 
 __all__ = ["ConstraintView", "NodeFacts", "Outcomes", "Probe", "Why", "probe"]
@@ -45,8 +45,11 @@ def _constraint_views(prepared: list[Constraint], claim: ResourceClaim) -> list[
 
 # --- what the allocator says about each device ---------------------------------------------------
 
-# Per (claim index, alternative name): (position in the node's search order, rejection or None = usable).
-Outcomes = dict[tuple[int, str], list[tuple[int, Rejection | None]]]
+# Rejections whose words come from the claims or from what the signature records (taints, in use): the same
+# on every node with the signature. CEL errors name the device, counter and capacity texts carry amounts
+# in the slice's own spelling, node-selection errors the selector: nodes with those check their own devices.
+_SAME_WORDS = frozenset({"in-use", "binding-conditions", "class-selector", "request-selector",
+                         "counters-unsupported", "taint", "constraint"})
 
 
 class _Listener:
@@ -92,15 +95,30 @@ def probe(ctx: Context, node: Node, view: NodeView) -> Probe:
                 # The signature covers every alternative's selectors, so it decides the forced calls too.
                 forced[(ci, ri, si)] = ctx.run(ctx.allocator, node, force(ctx.claims, ci, ri, si), view,
                                                None if sig is None else (sig, ci, ri, si))
-    listener = _Listener(view)
-    prepared = ctx.allocator.probe(node, ctx.claims, listener)
+    outcomes, problems, prepared = _device_checks(ctx, node, view, sig)
     cons = [_constraint_views(p, c) for p, c in zip(prepared, ctx.claims, strict=True)]
-    found = Probe(verdict, forced, listener.outcomes, listener.problems, cons)
+    found = Probe(verdict, forced, outcomes, problems, cons)
     if verdict.status == "unsatisfiable":
         free = Allocator(ctx.features, AllocatedState(), ctx.state.classes, ctx.cache, variant=ctx.variant)
         key = None if sig is None else (sig[0], ctx.dynamic(view, free.state, free), "free")
         found.fits_when_free = ctx.run(free, node, ctx.claims, view, key).status == "allocated"
     return found
+
+
+def _device_checks(ctx: Context, node: Node, view: NodeView, sig: tuple[object, ...] | None) -> DeviceChecks:
+    """Every device's checks per alternative (`Allocator.probe`), by position: an earlier node's with the same
+    signature when their words are the same on every such node (no preparation problem either)."""
+    if sig is not None:
+        found = ctx.device_checks.get(sig)
+        if found is not None:
+            return found
+    listener = _Listener(view)
+    prepared = ctx.allocator.probe(node, ctx.claims, listener)
+    checks = (listener.outcomes, listener.problems, prepared)
+    if sig is not None and not listener.problems and all(
+            why is None or why.reason in _SAME_WORDS for outs in listener.outcomes.values() for _, why in outs):
+        ctx.device_checks[sig] = checks
+    return checks
 
 
 Why = tuple[str, str, str]  # (reason, detail, example)
