@@ -37,7 +37,7 @@ def _build(type_: type, data: dict[str, Any]) -> Any:
 def _device(draw: st.DrawFn, i: int) -> dict[str, Any]:
     dev: dict[str, Any] = {"name": f"d{i}", "attributes": {
         "model": {"string": draw(st.sampled_from("ab"))}, "root": {"int": draw(st.integers(0, 2))}}}
-    if draw(st.integers(0, 5)) == 0:
+    if draw(st.integers(0, 4)):
         dev["attributes"]["bad"] = {"string": "x"}  # the others fail the selector reading it (no such key)
     if draw(st.integers(0, 2)):
         sets = {"cs": ["slot", "mem"], "cs2": ["slot"]}
@@ -181,5 +181,29 @@ def test_a_selector_error_is_raised_where_the_search_meets_it(skip_after: int) -
         with pytest.raises(AllocationError, match="claim ns/c: selector #0: CEL runtime error"):
             Allocator(Features(), AllocatedState(devices={d0}), classes, cache).allocate(NODE, [claim])
         assert Allocator(Features(), AllocatedState(devices={d0, d1}), classes, cache).allocate(NODE, [claim]) is None
+    finally:
+        search_mod.SKIP_AFTER_STEPS = saved
+
+
+@pytest.mark.parametrize("skip_after", [0, 1 << 62])
+def test_a_selector_error_ends_the_call_even_on_a_device_the_constraint_rejects(skip_after: int) -> None:
+    """matchAttribute holds d0's model when the scan meets d1, whose selector fails: the error comes first."""
+    devs = [{"name": "d0", "attributes": {"bad": {"string": "x"}, "model": {"string": "a"}}},
+            {"name": "d1", "attributes": {"model": {"string": "b"}}},
+            {"name": "d2", "attributes": {"bad": {"string": "x"}, "model": {"string": "a"}}}]
+    pool = {"name": "p", "generation": 1, "resourceSliceCount": 1}
+    slices = [_build(ResourceSlice, {"metadata": {"name": "s"}, "spec": {
+        "driver": DRIVER, "nodeName": "node-1", "pool": pool, "devices": devs}})]
+    classes = {"gpu": _build(DeviceClass, {"metadata": {"name": "gpu"}, "spec": {}})}
+    sel = [{"cel": {"expression": f'device.attributes["{DRIVER}"].bad == "x"'}}]
+    claim = _build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"}, "spec": {"devices": {
+        "requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2,
+                                              "selectors": sel}}],
+        "constraints": [{"matchAttribute": f"{DRIVER}/model"}]}}})
+    saved = search_mod.SKIP_AFTER_STEPS
+    search_mod.SKIP_AFTER_STEPS = skip_after
+    try:
+        with pytest.raises(AllocationError, match="claim ns/c: selector #0: CEL runtime error"):
+            Allocator(Features(), AllocatedState(), classes, SliceCache(slices)).allocate(NODE, [claim])
     finally:
         search_mod.SKIP_AFTER_STEPS = saved

@@ -48,13 +48,15 @@ class NodeView:
     the positions a device could ever be taken at; `allocator.search` says what that means).
     """
 
-    __slots__ = ("candidates", "pools", "usable", "verdicts")
+    __slots__ = ("by_value", "candidates", "pools", "usable", "verdicts")
 
     def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
         self.pools = pools
         self.candidates = candidates
         self.verdicts: dict[tuple[object, ...], list[Any]] = {}
         self.usable: dict[tuple[object, ...], list[int]] = {}
+        # Per request shape and attribute: the usable positions grouped by the attribute's plain value.
+        self.by_value: dict[tuple[object, ...], dict[object, list[int]]] = {}
 
 
 class SliceCache:

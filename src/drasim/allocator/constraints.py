@@ -30,6 +30,12 @@ def _scalar(attr: DeviceAttribute) -> tuple[str, object] | None:
     return None
 
 
+def scalar_value(device: Device, driver: str, name: str) -> tuple[str, object] | None:
+    """The (type, value) a plain matchAttribute compares for the device; None when it has none."""
+    attr = lookup_attribute(device, driver, name)
+    return _scalar(attr) if attr is not None else None
+
+
 def _as_set(attr: DeviceAttribute) -> tuple[str, frozenset[object]] | None:
     """List-type-attributes view: every attribute is a typed set (a scalar is a one-element set)."""
     for kind, scalar, many in (("string", attr.string, attr.strings), ("int", attr.int_, attr.ints),
@@ -83,8 +89,7 @@ class MatchAttribute(Constraint):
         if key in values:
             value = values[key]
         else:
-            attr = lookup_attribute(device, driver, self.attribute)
-            value = values[key] = _scalar(attr) if attr is not None else None
+            value = values[key] = scalar_value(device, driver, self.attribute)
         return value is None or value != self.reference
 
     def add(self, base: str, sub: str, device: Device, driver: str) -> bool:

@@ -20,7 +20,13 @@ from drasim.allocator import capacity as cap
 from drasim.allocator.budget import FILTER_BUDGET_STEPS, deadline_message
 from drasim.allocator.cache import Candidate, NodeView, Number, SliceCache
 from drasim.allocator.checks import Rejection, untolerated_taint
-from drasim.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute, lookup_attribute
+from drasim.allocator.constraints import (
+    Constraint,
+    DistinctAttribute,
+    MatchAttribute,
+    lookup_attribute,
+    scalar_value,
+)
 from drasim.allocator.errors import AllocationError, DeadlineExceeded, NodeLocalError
 from drasim.allocator.features import Features
 from drasim.allocator.pools import Pool
@@ -563,6 +569,13 @@ class _Run:
         aggregated = self.a.state.aggregated_capacity
         allocating_capacity = self.allocating_capacity
         match = self._first_match(ci, data)
+        if match is not None and match.count:
+            # The constraint holds a device, so its value is fixed for this whole scan (a device added
+            # below is removed again before the next): only devices with that value can pass it.
+            groups = self._with_value(data, match.attribute)
+            if groups is not None:
+                usable = groups.get(match.reference, [])
+                match = None
         for i in range(bisect_left(usable, start), len(usable)):
             pos = usable[i]
             cand = cands[pos]
@@ -592,6 +605,27 @@ class _Run:
                 return True
             undo()
         return False
+
+    def _with_value(self, data: RequestData, attribute: str) -> dict[object, list[int]] | None:
+        """The request's usable positions grouped by the attribute's plain value (devices without one are
+        left out: a matchAttribute that holds a device rejects them); memoised per node view.
+
+        None when a usable device's selector fails: the scan must meet that error wherever the device
+        is, whatever its value.
+        """
+        key = (data.shape, attribute)
+        found = self.view.by_value.get(key)
+        if found is None:
+            assert data.usable is not None
+            if any(data.verdicts[pos] is not None for pos in data.usable):
+                return None
+            found = self.view.by_value[key] = {}
+            for pos in data.usable:
+                cand = self.cands[pos]
+                value = scalar_value(cand.device, cand.id.driver, attribute)
+                if value is not None:
+                    found.setdefault(value, []).append(pos)
+        return found
 
     def _first_match(self, ci: int, data: RequestData) -> MatchAttribute | None:
         """The claim's first constraint that applies to the request, when it is a plain matchAttribute.
