@@ -63,6 +63,9 @@ def _violates(consumed: Quantity, policy: CapacityRequestPolicy | None) -> bool:
 def fits(requests: dict[str, Quantity] | None, device: Device,
          already: dict[str, Quantity] | None, allocating: dict[str, Quantity] | None) -> bool:
     """Whether the request fits the device's remaining capacity (and its policies)."""
+    if not requests and not already and not allocating and all(
+            c.request_policy is None for c in device.capacity.values()):
+        return True  # each capacity's whole value against itself (the loop below, in short)
     if requests:
         for name in requests:
             if name not in device.capacity:
