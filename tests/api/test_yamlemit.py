@@ -43,3 +43,16 @@ def test_layout() -> None:
     assert dump_all([doc, {"z": "0000:10:00.0"}]) == (
         "a: 1\nb:\n- x:\n  - 1\n  - - 2\n    - 3\n  - []\n  y: {}\nc:\n  d: null\n  e: true\n  f: 'yes'\n"
         "---\nz: '0000:10:00.0'\n")
+
+
+_WORD = st.text(alphabet="aZ9_./-:#'!\"{", min_size=1, max_size=3)
+
+
+@_RELAXED
+@given(st.lists(_WORD, min_size=1, max_size=4).map(" ".join).map(lambda s: "m" + s), st.uuids())
+def test_sentences_and_uuids_are_styled_as_pyyaml_styles_them(sentence: str, uuid: Any) -> None:
+    # The writer's own plain rules for event messages and UIDs (no PyYAML call per string) must agree with
+    # PyYAML, here on words made of indicator characters too, and on UUIDs in every digit/letter mix.
+    digits = str(uuid).translate(str.maketrans("abcdef", "123456"))
+    for text in (sentence, str(uuid), digits):
+        assert dump_all([{"k": text}, {"k": [text]}]) == _pyyaml([{"k": text}, {"k": [text]}])

@@ -24,6 +24,12 @@ _OPTIONS: dict[str, Any] = {"sort_keys": False, "default_flow_style": False, "al
 # Strings PyYAML writes plain without asking: a letter, then letters, digits and `_ . / -`, except the
 # YAML 1.1 booleans and nulls its resolver would read back as something else.
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*").fullmatch
+# Also plain, as values: words of those characters (the first starting with a letter) joined by single spaces,
+# which no implicit resolver reads as anything but a string (an event's message), and UUIDs (the hyphens keep
+# even an all-digit one from reading as a number or a date). tests/api/test_yamlemit.py checks both rules
+# against PyYAML on generated strings.
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*(?: [A-Za-z0-9_./-]+)+").fullmatch
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").fullmatch
 _RESERVED = frozenset(
     w for word in ("yes", "no", "true", "false", "on", "off", "null") for w in (word, word.title(), word.upper()))
 # PyYAML writes a key longer than this in the complex `? key` form.
@@ -71,7 +77,8 @@ class _Writer:
         if t is str:
             styled = self.values.get(value)
             if styled is None:
-                styled = value if _PLAIN(value) and value not in _RESERVED else _styled(value, key=False)
+                plain = (_PLAIN(value) and value not in _RESERVED) or _WORDS(value) or _UUID(value)
+                styled = value if plain else _styled(value, key=False)
                 self.values[value] = styled
             return styled
         if t is dict:
