@@ -1,4 +1,9 @@
-"""The DynamicResources plugin (dra-semantics §5): claims, extended resources, grouped Filter, PostFilter, PreBind."""
+"""The DynamicResources plugin (dra-semantics §5): claims, extended resources, grouped Filter, PostFilter, PreBind.
+
+`extended` and `prebind` hold the DRA-backed extended resources and the binding conditions; the extension
+points of one pod's cycle share its state in `DraCycle` and stay together here, past 700 lines, as upstream
+keeps them in one plugin type (dynamicresources.go).
+"""
 
 from __future__ import annotations
 
