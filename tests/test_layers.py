@@ -73,3 +73,9 @@ def test_long_modules_say_why() -> None:
 
 def _flat(text: str | None) -> str:
     return " ".join((text or "").split())
+
+
+def test_every_module_says_what_it_owns() -> None:
+    missing = [str(p.relative_to(ROOT)) for p in sorted(SRC.rglob("*.py"))
+               if not ast.get_docstring(ast.parse(p.read_text()))]
+    assert missing == []
