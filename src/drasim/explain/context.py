@@ -1,5 +1,4 @@
-"""The context of one explanation: its claims' alternatives, who holds which device, and the allocator calls
-within one step budget (answers shared by nodes with the same scheduler signature)."""
+"""One explanation's context: claims' alternatives, device holders, allocator calls in one step budget."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""One node's answer put into words: per claim, request and alternative, the reasons devices were excluded,
-the pools the allocator does not use, the constraints' values and the node's hints."""
+"""One node's answer in words: per alternative the reasons devices were excluded, unused pools, constraints."""
 
 from __future__ import annotations
 

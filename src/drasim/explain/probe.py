@@ -1,5 +1,4 @@
-"""What the allocator answers for one node: its verdicts, every device's check per alternative, and the node's
-facts (devices, holders, usable devices) while that answer is put into words."""
+"""What the allocator answers for one node (verdicts, every device's checks) and the node's facts beside it."""
 
 from __future__ import annotations
 
