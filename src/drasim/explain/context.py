@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -18,6 +18,7 @@ from drasim.api.core import Node
 from drasim.api.resource import (
     AllocationResult,
     DeviceClass,
+    DeviceRequestAllocationResult,
     DeviceSubRequest,
     ExactDeviceRequest,
     ResourceClaim,
@@ -243,16 +244,20 @@ class Context:
         return None
 
 
+def _held(claim: ResourceClaim) -> Iterator[tuple[DeviceRequestAllocationResult, DeviceID]]:
+    """The devices an allocated claim holds (admin access holds nothing), with their results."""
+    if claim.status is None or claim.status.allocation is None:
+        return
+    for r in claim.status.allocation.devices.results:
+        if not r.admin_access:
+            yield r, DeviceID(r.driver, r.pool, r.device)
+
+
 def holders(state: ClusterState, in_use: AllocatedState) -> dict[DeviceID, list[str]]:
     """Which claims hold each device (exclusively or by a share)."""
     out: dict[DeviceID, list[str]] = {}
     for claim in state.claims.values():
-        if claim.status is None or claim.status.allocation is None:
-            continue
-        for r in claim.status.allocation.devices.results:
-            if r.admin_access:
-                continue
-            dev = DeviceID(r.driver, r.pool, r.device)
+        for _r, dev in _held(claim):
             if dev not in in_use.devices and dev not in in_use.aggregated_capacity and not any(
                     d == dev for d, _ in in_use.shared):
                 continue  # the claim being replayed
@@ -267,12 +272,7 @@ def without(state: ClusterState, claims: Iterable[ResourceClaim]) -> AllocatedSt
     """The in-use state as if these claims were not allocated."""
     s = state.in_use.copy()
     for claim in claims:
-        if claim.status is None or claim.status.allocation is None:
-            continue
-        for r in claim.status.allocation.devices.results:
-            if r.admin_access:
-                continue
-            dev = DeviceID(r.driver, r.pool, r.device)
+        for r, dev in _held(claim):
             if state.features.consumable_capacity and r.share_id:
                 s.shared.discard((dev, r.share_id))
                 total = s.aggregated_capacity.get(dev)
