@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import inputs
-from common import report
+from common import installed_env, report
 
 TARGET_PODS_PER_CPU_S = 2000.0
 ANCHOR = "  [kube-scheduler 255-381 pods/s on 6 cores, scheduler_perf 5000pods_500nodes]"
@@ -20,9 +19,7 @@ LARGE_TARGET_CPU_S = 20.0
 LARGE_TARGET_MB = 2048.0
 
 
-# As after `pip install`: Python's bytecode cache in use (pip compiles it; an environment that sets
-# PYTHONDONTWRITEBYTECODE would otherwise compile every module from source in every run).
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV = installed_env()
 
 
 def run_cli(*args: str) -> tuple[float, float]:
@@ -39,7 +36,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = inputs.scheduler_perf(Path(tmp) / "scheduler-perf-5000pods-500nodes.yaml")
         mb = path.stat().st_size / 1e6
-        run_cli("--version")  # writes the bytecode cache, as installing does
         for fmt in ("json", "yaml", "table", "wide"):
             cpu, _ = run_cli("simulate", "-f", str(path), "-o", fmt)
             report(f"5,000 pods onto 500 nodes x 10 devices ({mb:.1f} MB), -o {fmt}", 5000 / cpu, "pods/CPU-s",

@@ -15,11 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import report
+from common import installed_env, report
 
 NODES = int(os.environ.get("DRASIM_BENCH_FLEET_NODES", "5000"))
-# As after `pip install`: the bytecode cache in use (else every run compiles every module it imports).
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV = installed_env()
 POD = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata: {name: twelve-gpus, namespace: default}
