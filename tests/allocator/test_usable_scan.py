@@ -158,19 +158,30 @@ def test_usable_scan_changes_nothing(call: tuple[Any, ...]) -> None:
     assert _run(call, True) == _run(call, False)
 
 
+_FAILING_SELECTOR = [{"cel": {"expression": f'device.attributes["{DRIVER}"].bad == "x"'}}]
+
+
+def _one_pool(devs: list[dict[str, Any]], count: int, constraints: list[dict[str, Any]] | None = None
+              ) -> tuple[list[ResourceSlice], dict[str, DeviceClass], ResourceClaim]:
+    """One slice of `devs` on node-1, a class taking all, and a claim of `count` whose selector reads `bad`."""
+    pool = {"name": "p", "generation": 1, "resourceSliceCount": 1}
+    slices = [_build(ResourceSlice, {"metadata": {"name": "s"}, "spec": {
+        "driver": DRIVER, "nodeName": "node-1", "pool": pool, "devices": devs}})]
+    classes = {"gpu": _build(DeviceClass, {"metadata": {"name": "gpu"}, "spec": {}})}
+    spec: dict[str, Any] = {"requests": [{"name": "r", "exactly": {
+        "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": count, "selectors": _FAILING_SELECTOR}}]}
+    if constraints:
+        spec["constraints"] = constraints
+    claim = _build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"}, "spec": {"devices": spec}})
+    return slices, classes, claim
+
+
 @pytest.mark.parametrize("skip_after", [0, 1 << 62])
 def test_a_selector_error_is_raised_where_the_search_meets_it(skip_after: int) -> None:
     """An erring device after the device the search takes never ends the call; one before it does."""
     devs = [{"name": "d0", "attributes": {"bad": {"string": "x"}}},
             {"name": "d1", "attributes": {"other": {"int": 1}}}]  # no such key: bad
-    pool = {"name": "p", "generation": 1, "resourceSliceCount": 1}
-    slices = [_build(ResourceSlice, {"metadata": {"name": "s"}, "spec": {
-        "driver": DRIVER, "nodeName": "node-1", "pool": pool, "devices": devs}})]
-    classes = {"gpu": _build(DeviceClass, {"metadata": {"name": "gpu"}, "spec": {}})}
-    sel = [{"cel": {"expression": f'device.attributes["{DRIVER}"].bad == "x"'}}]
-    claim = _build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"}, "spec": {"devices": {
-        "requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1,
-                                              "selectors": sel}}]}}})
+    slices, classes, claim = _one_pool(devs, 1)
     saved = search_mod.SKIP_AFTER_STEPS
     search_mod.SKIP_AFTER_STEPS = skip_after
     try:
@@ -191,15 +202,7 @@ def test_a_selector_error_ends_the_call_even_on_a_device_the_constraint_rejects(
     devs = [{"name": "d0", "attributes": {"bad": {"string": "x"}, "model": {"string": "a"}}},
             {"name": "d1", "attributes": {"model": {"string": "b"}}},
             {"name": "d2", "attributes": {"bad": {"string": "x"}, "model": {"string": "a"}}}]
-    pool = {"name": "p", "generation": 1, "resourceSliceCount": 1}
-    slices = [_build(ResourceSlice, {"metadata": {"name": "s"}, "spec": {
-        "driver": DRIVER, "nodeName": "node-1", "pool": pool, "devices": devs}})]
-    classes = {"gpu": _build(DeviceClass, {"metadata": {"name": "gpu"}, "spec": {}})}
-    sel = [{"cel": {"expression": f'device.attributes["{DRIVER}"].bad == "x"'}}]
-    claim = _build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"}, "spec": {"devices": {
-        "requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2,
-                                              "selectors": sel}}],
-        "constraints": [{"matchAttribute": f"{DRIVER}/model"}]}}})
+    slices, classes, claim = _one_pool(devs, 2, [{"matchAttribute": f"{DRIVER}/model"}])
     saved = search_mod.SKIP_AFTER_STEPS
     search_mod.SKIP_AFTER_STEPS = skip_after
     try:
