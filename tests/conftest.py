@@ -1,4 +1,6 @@
-"""Suite-wide settings: Hypothesis profiles (fast for CI, `--thorough` for the invariant sweep)."""
+"""Suite-wide settings: Hypothesis profiles (fast for CI, `--thorough` for the invariant sweep), and the
+parse cache off (tests and the drasim processes they start never write to the user's cache directory;
+tests of the cache give it a temporary one)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+os.environ["DRASIM_CACHE_DIR"] = "off"
 
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", parent=settings.get_profile("ci"), max_examples=10_000)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -207,7 +208,18 @@ def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
         profile = live_profile(profile, snapshot)
     inputs = read_inputs(list(paths), profile, timelines=timelines, check_versions=check_versions,
                          namespace=kube.namespace, cluster=snapshot)
+    freeze_heap()
     return inputs, profile
+
+
+def freeze_heap() -> None:
+    """Exempt what exists now (the inputs; after a simulation, its result) from full garbage collections
+    until the command ends: it lives that long anyway, and each full pass would walk all of it again (on
+    5,000 fleet nodes such passes were a quarter of `drasim lint`'s CPU)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and gc.get_freeze_count() == 0:
+        ctx.call_on_close(gc.unfreeze)
+    gc.freeze()
 
 
 def settled_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs, *, seed: int = 0,

@@ -14,7 +14,7 @@ from drasim.allocator.budget import FILTER_BUDGET_STEPS, budget_text
 from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
-from drasim.cli.kube import KubeArgs, command_inputs, kube_options
+from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
 from drasim.cli.options import demo_profile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
@@ -79,9 +79,8 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     _no_collections()
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
-    _freeze_heap()
     result = run_simulation(inputs.objects, inputs.timelines, options, owned=True)
-    _freeze_heap()
+    freeze_heap()
     result.rejected = inputs.admission.errors()
     if report_path is not None and inputs.unreadable:
         # Nothing partial is written: the report would show a cluster without the unreadable documents.
@@ -152,15 +151,6 @@ def _no_collections() -> None:
         return  # off already (the host's choice)
     ctx.call_on_close(gc.enable)
     gc.disable()
-
-
-def _freeze_heap() -> None:
-    """Exempt what exists now (inputs, then the finished simulation) from full garbage collections until
-    the command ends: it lives that long anyway, and each full pass would walk all of it again."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None and gc.get_freeze_count() == 0:
-        ctx.call_on_close(gc.unfreeze)
-    gc.freeze()
 
 
 def _num(value: Fraction) -> str:

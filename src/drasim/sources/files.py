@@ -13,9 +13,11 @@ from typing import IO, Any
 
 import yaml
 
+from drasim import __version__
 from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes, gc_paused
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
+from drasim.sources import parsecache
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "decode_text",
            "input_files", "load_bytes", "load_file", "load_paths", "parse_yaml", "read_input", "read_stream"]
@@ -210,10 +212,30 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
     elif json:
         return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
     syntax: list[InputError] | None = [] if keep_going else None
-    docs = parse_yaml(decode_text(data, source=source), source=source, budget=budget, syntax_errors=syntax)
+    docs = _parse_cached(data, source=source, budget=budget, syntax_errors=syntax)
     result = _guard_depth(lambda: decode_documents(docs, source=source, keep_going=keep_going), source)
     result.errors += syntax or []
     return result
+
+
+def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
+                  syntax_errors: list[InputError] | None) -> list[Any]:
+    """`parse_yaml` of the bytes, through the parse cache when they are big enough to be worth it."""
+    key = None
+    if len(data) >= parsecache.MIN_BYTES:
+        key = parsecache.entry_key(data, f"drasim {__version__} pyyaml {yaml.__version__} {_BaseLoader.__name__} "
+                                         f"depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
+        cached = parsecache.lookup(key)
+        if cached is not None:
+            return cached
+    errors: list[InputError] = []
+    docs, plain = _parse(decode_text(data, source=source), source=source, budget=budget,
+                         syntax_errors=None if syntax_errors is None else errors)
+    if syntax_errors is not None:
+        syntax_errors.extend(errors)
+    if key is not None and plain and not errors:
+        parsecache.store(key, docs)
+    return docs
 
 
 def _guard_depth(fn: Any, source: str) -> DecodeResult:
@@ -380,9 +402,17 @@ def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
     With `syntax_errors`, a syntax error (or a key set twice) is appended there and the documents before it
     returned (the guards still raise).
     """
+    return _parse(text, source=source, budget=budget, syntax_errors=syntax_errors)[0]
+
+
+def _parse(text: str, *, source: str, budget: AliasBudget | None,
+           syntax_errors: list[InputError] | None) -> tuple[list[Any], bool]:
+    """`parse_yaml`, and whether JSON holds its documents exactly (no aliases, every document plain: see
+    `_construct`), so that the parse cache may keep them."""
     budget = budget if budget is not None else AliasBudget()
     _check_depth(text, source=source)
     check_aliases = bool(_ANCHOR_RE.search(text) and _ALIAS_RE.search(text))
+    plain = [not check_aliases]
     loader = _Loader(text)
     docs: list[Any] = []
     try:
@@ -392,7 +422,7 @@ def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
                 if check_aliases:
                     _check_alias_expansion(node, source=source, document=len(docs) + 1, budget=budget)
                 try:
-                    docs.append(_construct(loader, node, source))
+                    docs.append(_construct(loader, node, source, plain))
                 except InputError as exc:  # a key set twice: this document only
                     if syntax_errors is None:
                         raise
@@ -410,7 +440,7 @@ def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
                          source=source) from None
     finally:
         loader.dispose()
-    return docs
+    return docs, plain[0]
 
 
 def _check_depth(text: str, *, source: str) -> None:
@@ -447,12 +477,13 @@ class _Unusual(Exception):
     """The document needs PyYAML's full constructor (merge keys, explicit tags, complex keys)."""
 
 
-def _construct(loader: Any, root: yaml.Node, source: str) -> Any:
+def _construct(loader: Any, root: yaml.Node, source: str, plain: list[bool]) -> Any:
     """Build the document like `loader.construct_document`, ~2.5x faster for plain documents.
 
     PyYAML's constructor spends most of its time in generic dispatch; Kubernetes manifests are plain maps,
     lists and core scalars. Anything else falls back to the full constructor, so results are identical.
-    A key set twice in one mapping is an error, as in Kubernetes' strict decoding.
+    A key set twice in one mapping is an error, as in Kubernetes' strict decoding. `plain[0]` is cleared
+    when the document has a key that is not a string or needs the full constructor (JSON could not keep it).
     """
     memo: dict[int, Any] = {}  # aliases yield the same object, as in PyYAML
     constructors = loader.yaml_constructors
@@ -476,8 +507,10 @@ def _construct(loader: Any, root: yaml.Node, source: str) -> Any:
             mapping: dict[Any, Any] = {}
             memo[key] = mapping
             for key_node, value_node in node.value:
-                if key_node.tag == _MERGE:
-                    raise _Unusual
+                if key_node.tag != _STR:
+                    if key_node.tag == _MERGE:
+                        raise _Unusual
+                    plain[0] = False
                 k = build(key_node)
                 try:
                     if k in mapping:
@@ -496,6 +529,7 @@ def _construct(loader: Any, root: yaml.Node, source: str) -> Any:
     try:
         return build(root)
     except _Unusual:
+        plain[0] = False
         _check_duplicates(root, source)
         return loader.construct_document(root)
 
