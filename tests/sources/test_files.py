@@ -6,15 +6,19 @@ import glob
 import io
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drasim.api.resource import DeviceClass, ResourceSlice
 from drasim.errors import InputError
 from drasim.sources import files
 from drasim.sources.files import load_bytes, load_file, load_paths, parse_yaml
+from hypothesis_budget import examples
 
 CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "conformance")
 
@@ -261,3 +265,15 @@ def test_a_yaml_sequence_of_objects() -> None:
     with pytest.raises(InputError) as info:
         load_bytes(b"- 1\n", source="seq.yaml")
     assert str(info.value) == "seq.yaml: [0]: expected a Kubernetes object (a mapping), got int"
+
+
+# The alias guard's precheck, as first written: a marker after the start, whitespace or `,[{:-`.
+_OLD_ANCHOR = re.compile(r"(?:^|[\s,\[{:-])&[^\s,\[\]{}&]")
+_OLD_ALIAS = re.compile(r"(?:^|[\s,\[{:-])\*[^\s,\[\]{}]")
+
+
+@settings(max_examples=examples(300))
+@given(st.text(alphabet=st.sampled_from("&*ab ,[]{}:-\n\t\u2028\xa0\x85#'\""), max_size=12))
+def test_the_marker_precheck_finds_what_the_anchored_patterns_find(text: str) -> None:
+    assert files._has_marker(text, files._ANCHOR_RE) == bool(_OLD_ANCHOR.search(text))
+    assert files._has_marker(text, files._ALIAS_RE) == bool(_OLD_ALIAS.search(text))

@@ -1,4 +1,4 @@
-"""sources/parsecache.py: a cached parse is the parse itself; what JSON cannot keep is never cached."""
+"""sources/parsecache.py: a cached parse is the parse itself; what is not plain data is never cached."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -31,7 +32,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _entries(root: Path) -> list[Path]:
     folder = root / f"yaml-v{parsecache.FORMAT}"
-    return sorted(folder.glob("*.json")) if folder.exists() else []
+    return sorted(folder.glob("*.msgpack")) if folder.exists() else []
 
 
 def _parse(data: bytes, *, keep_going: bool = False) -> tuple[list[Any], list[InputError]]:
@@ -44,7 +45,7 @@ def _no_parse(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("parsed although the cache holds the input")
 
 
-# Scalars whose YAML 1.1 reading is easy to get wrong: written plain, a JSON round trip must not change them.
+# Scalars whose YAML 1.1 reading is easy to get wrong: written plain, the cache must keep what they became.
 _TRICKY = ["010", "0o17", "0x1F", "1_000", "+1", "-0", "1:20", "190:20:30", "2024-01-01", "yes", "No", "ON",
            "off", "y", "n", "~", "null", "Null", "true", "FALSE", ".inf", "-.Inf", ".5", "1.", "1e5", "6.8523015e+5",
            "12345678901234567890123", "-9223372036854775809", "18446744073709551615", "1e999999", "0b101",
@@ -127,7 +128,7 @@ def test_the_second_read_comes_from_the_cache(cache: Path, monkeypatch: pytest.M
     first, _ = _parse(data)
     [entry] = _entries(cache)
     assert oct(entry.stat().st_mode & 0o777) == "0o600"
-    assert oct((cache / "yaml-v1").stat().st_mode & 0o777) == "0o700"
+    assert oct(entry.parent.stat().st_mode & 0o777) == "0o700"
     monkeypatch.setattr(files, "_parse", _no_parse)
     second, _ = _parse(data)
     assert second == first == [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
@@ -139,12 +140,23 @@ def test_the_second_read_comes_from_the_cache(cache: Path, monkeypatch: pytest.M
     "1: one\n",  # a key that is not a string
     "<<: {a: 1}\nb: 2\n",  # a merge key: the full constructor
     "a: !!set {x, y}\n",
-    "a: !!binary aGVsbG8=\n",  # bytes: JSON cannot keep them
+    "a: !!omap [{x: 1}]\n",
 ])
-def test_what_json_cannot_keep_is_never_cached(cache: Path, text: str) -> None:
+def test_what_is_not_plain_data_is_never_cached(cache: Path, text: str) -> None:
     docs, _ = _parse(text.encode())
     assert docs == files.parse_yaml(text, source="in.yaml")
     assert _entries(cache) == []
+
+
+def test_core_types_come_back_exactly(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "a: !!binary aGVsbG8=\nb: [.inf, -.inf, -0.0, 18446744073709551615, 1e999999, 2024-01-01, ~]\n"
+    fresh = files.parse_yaml(text, source="in.yaml")
+    _parse(text.encode())
+    monkeypatch.setattr(files, "_parse", _no_parse)
+    cached, _ = _parse(text.encode())
+    assert _same(cached, fresh)
+    assert cached == [{"a": b"hello", "b": [math.inf, -math.inf, -0.0, 18446744073709551615, "1e999999",
+                                            "2024-01-01", None]}]
 
 
 @pytest.mark.parametrize("text", ["a: 1\nb: [\n", "a: 1\na: 2\n"])
@@ -161,7 +173,7 @@ def test_a_damaged_entry_is_parsed_again_and_replaced(cache: Path) -> None:
     _parse(data)
     [entry] = _entries(cache)
     blob = entry.read_bytes()
-    entry.write_bytes(blob.replace(b'"a":1', b'"a":2'))
+    entry.write_bytes(blob[:-1] + bytes([blob[-1] ^ 3]))  # {"a": 1} -> {"a": 2}
     docs, _ = _parse(data)
     assert docs == [{"a": 1}]
     assert entry.read_bytes() == blob
@@ -214,7 +226,7 @@ def test_least_recently_used_entries_go_first(cache: Path, monkeypatch: pytest.M
     _parse(b"a: 0\n")  # a hit: now the most recently used
     monkeypatch.setattr(parsecache, "MAX_TOTAL_BYTES", 2 * size)
     _parse(b"a: 3\n")
-    kept = {json.loads(e.read_bytes().partition(b"\n")[2])[0]["a"] for e in _entries(cache)}
+    kept = {msgspec.msgpack.decode(e.read_bytes().partition(b"\n")[2])[0]["a"] for e in _entries(cache)}
     assert kept == {0, 3}
 
 
