@@ -240,3 +240,29 @@ def test_validate_reads_the_same_from_the_cache(cache: Path, tmp_path: Path) -> 
     assert runs[0].exit_code == runs[1].exit_code
     assert runs[0].output == runs[1].output
     assert yaml.safe_load(runs[0].output) is not None
+
+
+def test_a_read_only_cache_still_serves(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _parse(b"a: 1\n")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr(os, "utime", refuse)
+    monkeypatch.setattr(files, "_parse", _no_parse)
+    assert _parse(b"a: 1\n")[0] == [{"a": 1}]
+
+
+def test_entries_of_another_user_are_not_trusted(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _parse(b"a: 1\n")
+    monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 1)
+    calls: list[bytes] = []
+    real = files._parse
+
+    def counted(text: str, **kwargs: Any) -> Any:
+        calls.append(text.encode())
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(files, "_parse", counted)
+    assert _parse(b"a: 1\n")[0] == [{"a": 1}]
+    assert calls == [b"a: 1\n"]

@@ -58,15 +58,18 @@ def lookup(key: str) -> list[Any] | None:
         return None
     try:
         with open(path, "rb") as f:
+            if hasattr(os, "getuid") and os.fstat(f.fileno()).st_uid != os.getuid():
+                return None  # only entries this user wrote are trusted (the directory may be shared)
             blob = f.read()
         checksum, _, body = blob.partition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() != checksum:
             return None
         with gc_paused():  # millions of containers, no cycles: collections would walk them all
             docs = msgspec.msgpack.decode(body)
-        os.utime(path)  # last use, for pruning
     except (OSError, msgspec.DecodeError):
         return None
+    with contextlib.suppress(OSError):  # a read-only cache still serves
+        os.utime(path)  # last use, for pruning
     return docs if isinstance(docs, list) else None
 
 
