@@ -217,7 +217,9 @@ def freeze_heap() -> None:
     until the command ends: it lives that long anyway, and each full pass would walk all of it again (on
     5,000 fleet nodes such passes were a quarter of `drasim lint`'s CPU)."""
     ctx = click.get_current_context(silent=True)
-    if ctx is not None and gc.get_freeze_count() == 0:
+    if ctx is None:
+        return  # no command to end: nothing would unfreeze it
+    if gc.get_freeze_count() == 0:
         ctx.call_on_close(gc.unfreeze)
     gc.freeze()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json as json_module
 import os
 import re
@@ -223,8 +225,8 @@ def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
     """`parse_yaml` of the bytes, through the parse cache when they are big enough to be worth it."""
     key = None
     if len(data) >= parsecache.MIN_BYTES:
-        key = parsecache.entry_key(data, f"drasim {__version__} pyyaml {yaml.__version__} {_BaseLoader.__name__} "
-                                         f"depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
+        key = parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
+                                         f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
         cached = parsecache.lookup(key)
         if cached is not None:
             return cached
@@ -236,6 +238,17 @@ def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
     if key is not None and plain and not errors:
         parsecache.store(key, docs)
     return docs
+
+
+@functools.cache
+def _parser_fingerprint() -> str:
+    """A hash of this module's source, so that a parser changed without a new version (a development
+    checkout) never reads entries the old one wrote."""
+    try:
+        with open(__file__, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        return "unknown"
 
 
 def _guard_depth(fn: Any, source: str) -> DecodeResult:

@@ -1,14 +1,14 @@
 """The parse cache: documents of big YAML inputs, kept by content hash so the next run skips YAML parsing.
 
-Parsing YAML costs about 0.9 CPU-s per 1,000 fleet nodes (PyYAML's C parser builds a Python object for
-every event and node; that alone is 0.6 s), reading the same documents back from msgpack 0.04 s. A fleet or a cluster
-dump is read by many commands in a row, so the first parse of an input of at least `MIN_BYTES` is kept:
-`$DRASIM_CACHE_DIR`, else `$XDG_CACHE_HOME/drasim`, else `~/.cache/drasim` (`DRASIM_CACHE_DIR=off`
-turns it off), like kubectl's `~/.kube/cache`. An entry is keyed by the input's bytes and everything the
-parse depends on (drasim's and PyYAML's versions, the depth and alias limits), so a hit is the parse
-itself; only clean parses of plain documents (string keys, no aliases, core types: msgpack keeps them
-exactly) are stored (see `files._parse`).
-Failures to read or write the cache are never errors: the input is parsed as if there were none.
+Parsing YAML costs about 0.8 CPU-s per 1,000 fleet nodes (PyYAML's C parser builds a Python object for
+every event and node; that alone is 0.6 s), reading the same documents back from msgpack 0.04 s. A fleet
+or a cluster dump is read by many commands in a row, so the first parse of an input of at least
+`MIN_BYTES` is kept in `$DRASIM_CACHE_DIR`, else `$XDG_CACHE_HOME/drasim`, else `~/.cache/drasim`
+(`DRASIM_CACHE_DIR=off` turns it off), as kubectl keeps `~/.kube/cache`. An entry is keyed by the input's
+bytes and everything the parse depends on (drasim's and PyYAML's versions, the depth and alias limits),
+so a hit is the parse itself; only clean parses of plain documents (string keys, no aliases, core types,
+which msgpack keeps exactly) are stored (see `files._parse`). Failures to read or write the cache are
+never errors: the input is parsed as if there were none.
 """
 
 from __future__ import annotations
