@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from typing import Any
 
@@ -14,6 +15,7 @@ from drasim.api.resource import ResourceSlice
 from drasim.sources.files import load_bytes
 
 TARGET_JSON_SECONDS = 1.0
+os.environ["DRASIM_CACHE_DIR"] = "off"  # every repeat parses its YAML (no parse cache)
 
 
 def nvidia_slice(node: int) -> dict[str, Any]:

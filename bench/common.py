@@ -14,6 +14,10 @@ import msgspec
 import drasim
 from drasim.api.quantity import quantity_dec_hook
 
+# The parse cache is off in every benchmark and the drasim processes it starts: a repeated run must parse
+# its YAML as the first did (bench_fleet_tools measures the cache on purpose, with a directory of its own).
+os.environ["DRASIM_CACHE_DIR"] = "off"
+
 
 def build(type_: type, data: dict[str, Any]) -> Any:
     """Decode a wire-form dict into a drasim struct."""
