@@ -71,6 +71,18 @@ def test_flow_yaml_nested_deeply_is_refused_with_its_line(depth: int) -> None:
                           f"{files.MAX_DEPTH} levels deep"
 
 
+def test_empty_flow_collections_do_not_cost_a_second_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # kubectl's output is full of `resources: {}`; only nesting that could pass the limit is counted.
+    many_empty = "items:\n" + "- resources: {}\n  volumes: []\n  f: {g: {}}\n" * 150
+    monkeypatch.setattr(files, "_Loader", None)  # the event pass would fail
+    files._check_depth(many_empty, source="x")
+    monkeypatch.undo()
+    deep = "b: " + "[" * (files.MAX_DEPTH - 2) + "{}" + "]" * (files.MAX_DEPTH - 2) + "\n"
+    assert parse_yaml(many_empty + deep, source="x")  # the document's mapping and 199 more: the limit itself
+    deeper = many_empty + "b: " + "[" * files.MAX_DEPTH + "{}" + "]" * files.MAX_DEPTH + "\n"
+    assert "nested more than" in error_of(deeper.encode()).message
+
+
 def test_block_and_compact_nesting_is_refused() -> None:
     block = "a:\n" + "".join(" " * i + "-\n" for i in range(0, 2 * 1_000, 2))
     assert "nested more than" in error_of(block.encode()).message

@@ -475,7 +475,10 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
 
 def _check_depth(text: str, *, source: str) -> None:
     deep_prefix = re.search(r"^[ \t?:-]{%d,}" % MAX_DEPTH, text, re.MULTILINE)  # noqa: UP031
-    if deep_prefix is None and text.count("[") + text.count("{") <= MAX_DEPTH:
+    # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
+    # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
+    empty = text.count("{}") + text.count("[]")
+    if deep_prefix is None and text.count("[") + text.count("{") - empty + (empty > 0) <= MAX_DEPTH:
         return
     depth = 0
     loader = _Loader(text)
