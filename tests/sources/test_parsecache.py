@@ -206,6 +206,10 @@ def test_default_location_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert parsecache.cache_dir() == str(tmp_path / "home" / ".cache" / "drasim")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec: a relative path is ignored
+    assert parsecache.cache_dir() == str(tmp_path / "home" / ".cache" / "drasim")
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # no HOME and no passwd entry
+    assert parsecache.cache_dir() is None
 
 
 def test_an_unusable_cache_directory_is_no_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,7 +34,11 @@ def cache_dir() -> str | None:
     configured = os.environ.get("DRASIM_CACHE_DIR")
     if configured is not None:
         return None if configured.strip().lower() in ("", "off", "0", "false", "no") else configured
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, or relative, which the XDG spec says to ignore
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):  # no home (a container's random user): never a folder under the cwd
+        return None
     return os.path.join(base, "drasim")
 
 
