@@ -234,7 +234,7 @@ def test_least_recently_used_entries_go_first(cache: Path, monkeypatch: pytest.M
     assert kept == {0, 3}
 
 
-def test_validate_reads_the_same_from_the_cache(cache: Path, tmp_path: Path) -> None:
+def test_lint_reads_the_same_from_the_cache(cache: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     fleet = tmp_path / "fleet"
     made = runner.invoke(cli, ["fleet", "--nodes", "a100-80gb:mig-dynamic:2", "--output-dir", str(fleet)])

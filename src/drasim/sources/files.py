@@ -230,12 +230,11 @@ def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
         cached = parsecache.lookup(key)
         if cached is not None:
             return cached
-    errors: list[InputError] = []
+    errors_before = len(syntax_errors) if syntax_errors is not None else 0
     docs, plain = _parse(decode_text(data, source=source), source=source, budget=budget,
-                         syntax_errors=None if syntax_errors is None else errors)
-    if syntax_errors is not None:
-        syntax_errors.extend(errors)
-    if key is not None and plain and not errors:
+                         syntax_errors=syntax_errors)
+    clean = syntax_errors is None or len(syntax_errors) == errors_before
+    if key is not None and plain and clean:
         parsecache.store(key, docs)
     return docs
 
@@ -417,7 +416,8 @@ def _has_marker(text: str, pattern: re.Pattern[str]) -> bool:
     return False
 
 # Nesting can only exceed MAX_DEPTH when a line starts with that many indentation/indicator characters or
-# the text has that many flow brackets; only then are the parser's events counted (no document is built).
+# the text has that many flow brackets that are not empty; only then are the parser's events counted (no
+# document is built).
 
 
 def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
