@@ -46,6 +46,15 @@ def counter_slices_follow_node_selection(release: str) -> bool:
     return since(release, "1.37")
 
 
+def stored_selectors_read_lists(release: str) -> bool:
+    """1.37: the allocator's stored-expressions CEL environment types attributes `dyn` and evaluates list-valued
+    attributes whatever DRAListTypeAttributes says (version skew: an API server with the gate on may have stored
+    them). Up to 1.36 a list attribute with the gate off failed every selector on its device with "unsupported
+    attribute value". k8s.io/dynamic-resource-allocation cel/compile.go, commit 5afedd9 (kubernetes#139395,
+    merged 2026-06-30; in master 3d03671 and so in v1.37.0-beta.0)."""
+    return since(release, "1.37")
+
+
 def clears_config_covering_all_requests(release: str) -> bool:
     """1.37: a config entry naming every request of the claim gets `requests` cleared (empty = all)."""
     return since(release, "1.37")

@@ -191,3 +191,115 @@ def test_counter_slice_for_another_node_joins_through_completeness() -> None:
         (gathered,) = cache.view(node, features).pools
         joined = sorted(s.metadata.name for s in gathered.other_slices)
         assert joined == (["slice-2"] if release == "1.36" else ["slice-1", "slice-2"]), release
+
+
+# --- list attributes with DRAListTypeAttributes off (k8s.io/dynamic-resource-allocation commit 5afedd9,
+# kubernetes#139395; the newest 1.37 revision read: master 3d03671, 2026-07-01) ---------------------------
+
+@pytest.mark.parametrize("name", [
+    "TestAllocator_list-attributes-disabled-match-constraint-with-lists.yaml",
+    "TestAllocator_list-attributes-disabled-distinct-constraint-with-lists.yaml",
+])
+def test_list_attributes_with_the_gate_off(name: str) -> None:
+    """allocator_testing.go at 5afedd9: these two cases went from `expectError: unsupported attribute value`
+    (1.36) to `expectResults: nil` (the class selector reads the devices; the constraint, without the gate,
+    cannot compare list values, so no second device joins)."""
+    old, new = _run(name, "1.36"), _run(name, "1.37")
+    assert old["status"] == "error" and old["error"].endswith("unsupported attribute value")
+    assert new["status"] == "unsatisfiable" and "error" not in new
+
+
+def _device(attrs: dict[str, Any]) -> Any:
+    import msgspec
+
+    from drasim.api.quantity import quantity_dec_hook
+    from drasim.api.resource import Device
+    return msgspec.convert({"name": "d", "attributes": attrs}, type=Device, dec_hook=quantity_dec_hook)
+
+
+def _evaluate(expression: str, attrs: dict[str, Any], release: str, gate: bool) -> Any:
+    from drasim.cel import compile_selector, device_input, stored_environment
+    outcome = compile_selector(expression, stored_environment(release, gate)).evaluate(
+        device_input("dra.example.com", _device(attrs)))
+    return getattr(outcome, "message", outcome)
+
+
+_ATTR = 'device.attributes["dra.example.com"]'
+
+
+@pytest.mark.parametrize("gate", [False, True])
+@pytest.mark.parametrize("expression,attrs,outcome", [
+    # cel/compile_test.go at 5afedd9, cases run in the stored environment with the gate off and on:
+    ("list-of-int", {"names": {"ints": [1, 2]}}, True),
+    ("list-of-bool", {"names": {"bools": [True, False]}}, True),
+    ("list-of-string", {"names": {"strings": ["fish", "bird"]}}, True),
+    ("list-of-semver", {"names": {"versions": ["1.0.0", "2.0.0"]}}, True),
+    (f"{_ATTR}.names.exists(x, x > 0)", {"names": {"ints": [1, 2]}}, True),  # macro-on-list-of-int
+    (f'{_ATTR}.names.all(x, x != "")', {"names": {"strings": ["fish", "bird"]}}, True),
+    (f'{_ATTR}.names.all(x, x.isGreaterThan(semver("0.0.1")))', {"names": {"versions": ["1.0.0", "2.0.0"]}},
+     True),
+    (f'{_ATTR}.name.includes("fish")', {"name": {"strings": ["fish", "bird"]}}, True),  # includes-...-evaluate
+    (f"{_ATTR}.name.includes(false)", {"name": {"bools": [True, True]}}, False),
+    (f"{_ATTR}.names", {"names": {"strings": ["fish", "bird"]}},
+     "CEL result of type list could not be converted to bool"),  # list-result-type-causes-match-error
+    (f"{_ATTR}.name.exists(x, x > 0)", {"name": {"int": 1}}, "got 'types.Int', expected iterable type"),
+])
+def test_137_stored_environment_reads_lists(expression: str, attrs: dict[str, Any], outcome: Any,
+                                            gate: bool) -> None:
+    if expression.startswith("list-of-"):
+        expression = f"{_ATTR}.names.size() == 2"
+    got = _evaluate(expression, attrs, "1.37", gate)
+    assert got == outcome if isinstance(outcome, bool) else str(got).startswith(outcome)
+
+
+def test_136_stored_environment_refuses_lists_with_the_gate_off() -> None:
+    """v0.36.2 compile_test.go "attribute-access-causes-match-error", and the 1.36 attribute type `any`,
+    which comprehensions cannot range over."""
+    from drasim.cel import CelCompileError
+    names = {"names": {"strings": ["fish", "bird"]}}
+    assert _evaluate(f"{_ATTR}.names", names, "1.36", False) == "attribute names: unsupported attribute value"
+    assert _evaluate(f"{_ATTR}.names.size() == 2", names, "1.36", True) is True
+    with pytest.raises(CelCompileError, match="cannot be the range of a comprehension"):
+        _evaluate(f'{_ATTR}.names.all(x, x != "")', names, "1.36", False)
+
+
+@pytest.mark.parametrize("consumable,lists", [(False, False), (True, False), (False, True), (True, True)])
+def test_feature_combinations(consumable: bool, lists: bool) -> None:
+    """cel/compile_test.go TestCELFeatureCombinations at 5afedd9: the stored environment (the allocator's, 1.37)
+    compiles every expression whatever the gates; the new-expressions environment (API validation, unchanged)
+    only what the gates declare."""
+    from drasim.cel import CelCompileError, CelEnvironment, compile_selector, stored_environment
+    expressions = {
+        f"{_ATTR}.ready": True,
+        f"{_ATTR}.ids.exists(id, id == 1)": lists,
+        f'{_ATTR}.name.includes("fish")': lists,
+        "device.allowMultipleAllocations": consumable,
+        f"device.allowMultipleAllocations && {_ATTR}.ids.exists(id, id == 1)": lists and consumable,
+    }
+    validation = CelEnvironment(consumable_capacity=consumable, list_type_attributes=lists, stored=False)
+
+    def compiles(expression: str, env: CelEnvironment) -> bool:
+        try:
+            compile_selector(expression, env)
+        except CelCompileError:
+            return False
+        return True
+
+    for expression, in_validation in expressions.items():
+        assert compiles(expression, stored_environment("1.37", lists)), expression
+        assert compiles(expression, validation) == in_validation, expression
+
+
+def test_distinct_attribute_refuses_values_of_no_known_type() -> None:
+    """incubating/experimental distinctAttributeConstraint.matchesAttribute: the first device always joins; after
+    it, a value it cannot compare (a list without the gate, an empty attribute with it) never does."""
+    from drasim.allocator.constraints import DistinctAttribute
+    listed, empty = _device({"a": {"strings": ["x"]}}), _device({"a": {}})
+    scalar, other = _device({"a": {"string": "x"}}), _device({"a": {"string": "y"}})
+    off = DistinctAttribute([], "drv/a", list_types=False)
+    assert off.add("r0", "", listed, "drv") and not off.add("r1", "", listed, "drv")
+    assert off.add("r1", "", scalar, "drv") and off.add("r2", "", other, "drv")
+    on = DistinctAttribute([], "drv/a", list_types=True)
+    assert on.add("r0", "", empty, "drv") and not on.add("r1", "", empty, "drv")
+    assert on.add("r1", "", _device({"a": {"strings": ["y", "z"]}}), "drv")
+    assert not on.add("r2", "", _device({"a": {"strings": ["z"]}}), "drv")

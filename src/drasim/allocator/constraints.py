@@ -148,12 +148,21 @@ class DistinctAttribute(Constraint):
         super().__init__(requests, attribute)
         self.list_types = list_types
         self.values: dict[str, DeviceAttribute] = {}
+        self.count = 0
 
-    def _conflicts(self, a: DeviceAttribute, b: DeviceAttribute) -> bool:
+    def _distinct(self, attr: DeviceAttribute) -> bool:
+        """Upstream matchesAttribute: a value of no known type never passes (with the gate on, or off when
+        another value is held: a list attribute with the gate off, which 1.37's selectors let through)."""
         if self.list_types:
-            sa, sb = _as_set(a), _as_set(b)
-            return sa is not None and sb is not None and sa[0] == sb[0] and bool(sa[1] & sb[1])
-        return _scalar(a) is not None and _scalar(a) == _scalar(b)
+            new = _as_set(attr)
+            if new is None:
+                return False
+            olds = (_as_set(other) for other in self.values.values())
+            return not any(old is not None and new[0] == old[0] and new[1] & old[1] for old in olds)
+        value = _scalar(attr)
+        if value is None:
+            return not self.values
+        return all(value != _scalar(other) for other in self.values.values())
 
     def add(self, base: str, sub: str, device: Device, driver: str) -> bool:
         if not self.applies(base, sub):
@@ -161,12 +170,15 @@ class DistinctAttribute(Constraint):
         attr = lookup_attribute(device, driver, self.attribute)
         if attr is None:
             return False
-        if any(self._conflicts(attr, other) for other in self.values.values()):
+        # The first device is accepted whatever its value (upstream counts devices, not values).
+        if self.count and not self._distinct(attr):
             return False
         self.values[base] = attr
+        self.count += 1
         return True
 
     def remove(self, base: str, sub: str, device: Device, driver: str) -> None:
         if not self.applies(base, sub):
             return
         self.values.pop(base, None)
+        self.count -= 1

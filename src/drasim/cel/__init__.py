@@ -47,7 +47,7 @@ the Kubernetes libraries and the `device` variable are implemented here. Differe
 from drasim.cel.cache import SelectorCache
 from drasim.cel.compile import Program, compile_selector
 from drasim.cel.device import DeviceInput, device_input
-from drasim.cel.env import DEFAULT_ENV, CelEnvironment
+from drasim.cel.env import DEFAULT_ENV, CelEnvironment, stored_environment
 from drasim.cel.errors import CelCompileError, CelRuntimeError
 
 __all__ = [
@@ -60,4 +60,5 @@ __all__ = [
     "SelectorCache",
     "compile_selector",
     "device_input",
+    "stored_environment",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from drasim import releases
 from drasim.cel.library import Function, Impl, dra, lists, quantity, regex, semver, standard, strings
 from drasim.cel.library.lists import EXT_IMPLS
 from drasim.cel.library.optional import IMPLS as OPTIONAL_IMPLS
@@ -43,6 +44,13 @@ class CelEnvironment:
 
 
 DEFAULT_ENV = CelEnvironment()
+
+
+def stored_environment(release: str, list_type_attributes: bool) -> CelEnvironment:
+    """The stored-expressions environment kube-scheduler's allocator compiles selectors in, for `release` and
+    its DRAListTypeAttributes gate. From 1.37 it reads list attributes whatever the gate says (releases)."""
+    lists = list_type_attributes or releases.stored_selectors_read_lists(release)
+    return CelEnvironment(consumable_capacity=True, list_type_attributes=lists)
 
 _CONFIG_YAML = """
 stdlib:

@@ -21,7 +21,7 @@ from drasim.api.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from drasim.cel import CelEnvironment
+from drasim.cel import stored_environment
 from drasim.cluster.taintrules import apply_taint_rules
 
 Key = tuple[str, str]  # (namespace, name)
@@ -151,8 +151,8 @@ class ClusterState:
     def slice_cache_entry(self) -> tuple[int, list[ResourceSlice], SliceCache]:
         if self._cache is None or self._cache[0] != self._slice_version:
             if self._memo is None:
-                self._memo = SelectorMemo(CelEnvironment(
-                    consumable_capacity=True, list_type_attributes=self.features.list_type_attributes))
+                self._memo = SelectorMemo(stored_environment(self.features.release,
+                                                             self.features.list_type_attributes))
             merged = apply_taint_rules(list(self.slices.values()), list(self.taint_rules.values()))
             self._cache = (self._slice_version, merged, SliceCache(merged, self._memo))
         return self._cache

@@ -6,7 +6,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from drasim.api import resource as r
-from drasim.cel import CelCompileError, CelEnvironment, CelRuntimeError, Program, compile_selector
+from drasim.cel import (
+    CelCompileError,
+    CelEnvironment,
+    CelRuntimeError,
+    Program,
+    compile_selector,
+    stored_environment,
+)
 from drasim.lint.base import DeviceView, LintContext, LintFinding, ref_of
 from drasim.lint.celfacts import Lookup, SelectorFacts, selector_facts
 from drasim.lint.mig import NVIDIA_DRIVER, catalog_profiles, fleet_models
@@ -18,12 +25,8 @@ _EXAMPLES = 3
 
 
 def _env(ctx: LintContext) -> CelEnvironment:
-    # The scheduler compiles in the stored-expressions environment with the release's gates.
-    return CelEnvironment(
-        consumable_capacity=ctx.features.consumable_capacity,
-        list_type_attributes=ctx.features.list_type_attributes,
-        stored=True,
-    )
+    # The scheduler compiles in the stored-expressions environment of the release and its gates.
+    return stored_environment(ctx.version, ctx.features.list_type_attributes)
 
 
 def _expression(sel: r.DeviceSelector) -> str | None:

@@ -23,7 +23,7 @@ from drasim.api.resource import (
     ResourceClaimStatus,
     ResourceSlice,
 )
-from drasim.cel import CelEnvironment
+from drasim.cel import stored_environment
 from drasim.cluster.taintrules import apply_taint_rules
 
 UPSTREAM = ("kubernetes v1.36.2 (k8s.io/dynamic-resource-allocation v0.36.2, "
@@ -127,8 +127,7 @@ def run_scenario(sc: ScenarioInput, *, with_stats: bool = False) -> dict[str, An
             claims.append(apply_claim_defaults(obj) if sc.apply_defaults else copy.deepcopy(obj))
     slices = apply_taint_rules(slices, rules)
     features = sc.features
-    cache = SliceCache(slices, SelectorMemo(CelEnvironment(
-        consumable_capacity=True, list_type_attributes=features.list_type_attributes)))
+    cache = SliceCache(slices, SelectorMemo(stored_environment(features.release, features.list_type_attributes)))
     share_names = _ShareNames()
     out_steps = []
     for step in sc.steps:
