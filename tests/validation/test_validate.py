@@ -867,11 +867,13 @@ def test_request_policy_fractional_needs_1_37() -> None:
     policy = {"default": "500m", "validRange": {"min": "0", "step": "250m"}}
     # 1.36: integer Value() arithmetic: 500m -> 1, 250m -> 1, so 1 % 1 == 0; accepted.
     assert errors(policy_slice(policy, value="2")) == []
-    # 1.37 (DRAFractionalCapacityRange): milli arithmetic, still a multiple.
-    assert errors(policy_slice(policy, value="2"), FEATURES_BY_VERSION["1.37"]) == []
+    # 1.37 with DRAFractionalCapacityRange (beta, off by default): milli arithmetic, still a multiple.
+    fractional = profile_for("1.37", "DRAFractionalCapacityRange=true").validation_features()
+    assert errors(policy_slice(policy, value="2"), fractional) == []
     bad = {"default": "300m", "validRange": {"min": "0", "step": "250m"}}
     assert errors(policy_slice(bad, value="2")) == []  # integer path hides it
-    assert errors(policy_slice(bad, value="2"), FEATURES_BY_VERSION["1.37"]) == [
+    assert errors(policy_slice(bad, value="2"), FEATURES_BY_VERSION["1.37"]) == []  # 1.37's default: the same
+    assert errors(policy_slice(bad, value="2"), fractional) == [
         f'{P}.validRange.step: Invalid value: "300m": value is not a multiple of a given step (250m) from (0)'
     ]
 

@@ -19,7 +19,7 @@ class ValidationFeatures:
     extended_resource: bool = True  # DRAExtendedResource
     # Gates beyond the allocator's feature set that decide what the API server accepts:
     device_taint_rules: bool = False  # DRADeviceTaintRules (beta, off by default in 1.36; on in 1.37)
-    fractional_capacity_range: bool = False  # DRAFractionalCapacityRange (1.37, on)
+    fractional_capacity_range: bool = False  # DRAFractionalCapacityRange (1.37 beta, off by default)
     node_allocatable_resources: bool = False  # DRANodeAllocatableResources (alpha)
     partitionable_devices_type: bool = False  # DRAPartitionableDevicesType (alpha, 1.37)
     optional_node_operations: bool = False  # DRAOptionalNodeOperations (alpha, 1.37)

@@ -47,6 +47,9 @@ def _gates(*rows: tuple[str, str, str]) -> dict[str, Gate]:
     return out
 
 
+# The 1.37 column was checked against kube-scheduler's versioned table at the newest 1.37 revision readable
+# (staging/src/k8s.io/kube-scheduler/pkg/features/kube_features.go, kubernetes commit ead35706); the gates it
+# does not list (DRAPartitionableDevicesType) against kubernetes/website's feature-gate pages.
 #               1.30 1.31 1.32 1.33 1.34 1.35 1.36 1.37
 GATES: dict[str, Gate] = _gates(
     ("DynamicResourceAllocation", "A A B- B- GA GA* GA* GA*",
@@ -66,7 +69,10 @@ GATES: dict[str, Gate] = _gates(
     ("DRAListTypeAttributes", "- - - - - - A A", "list-valued device attributes"),
     ("DRANodeAllocatableResources", "- - - - - - A A", "devices that consume node-allocatable resources"),
     ("DRAWorkloadResourceClaims", "- - - - - - A B-", "claims shared by the pods of a workload"),
-    ("DRAFractionalCapacityRange", "- - - - - - - B+", "fractional steps in consumable capacity ranges"),
+    # Beta in 1.37 and off by default: on only with --min-compatibility-version>=1.37, and that flag defaults
+    # to the release before (kube-scheduler pkg/features/kube_features.go, kubernetes ead35706; component-base
+    # featureSpecAtEmulationAndMinCompatVersion).
+    ("DRAFractionalCapacityRange", "- - - - - - - B-", "fractional steps in consumable capacity ranges"),
     ("DRAPartitionableDevicesType", "- - - - - - - A", "partitionTypeAttribute on ResourceSlices"),
     ("DRAOptionalNodeOperations", "- - - - - - - A", "skipNodeOperations on ResourceSlices"),
     ("DRADerivedAttributes", "- - - - - - - A", "attributes derived from other attributes"),
