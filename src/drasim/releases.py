@@ -66,16 +66,22 @@ def delays_rule_status_after_eviction(release: str) -> bool:
 
 
 def scores_stored_allocations(release: str) -> bool:
-    """1.37: the DynamicResources Score reads already-allocated claims from their status (1.36 paired every
-    claim positionally with this cycle's results, and errs when they run out)."""
+    """1.37 (kubernetes#139017, merged in the 1.37 cycle; a 1.36 backport is not confirmed): the DynamicResources
+    Score reads already-allocated claims from their status (1.36 paired every claim positionally with this
+    cycle's results, and errs when they run out)."""
     return since(release, "1.37")
+
+
+# The first release whose device-taint eviction controller follows the pod's extended-resource claim.
+_EXTENDED_RESOURCE_EVICTION_FIX: str | None = None
 
 
 def evicts_extended_resource_pods(release: str) -> bool:
-    """1.37 (kubernetes#141290): the device-taint eviction controller also follows
-    `status.extendedResourceClaimStatus`; up to 1.36 pods holding devices only through extended
-    resources were never evicted."""
-    return since(release, "1.37")
+    """Whether the device-taint eviction controller also follows `status.extendedResourceClaimStatus`
+    (kubernetes#141290). No release drasim simulates does: 1.37 shipped without it (the issue is open and
+    the fix, PR #142289, unmerged as of 2026-09-23, with a 1.37 cherry-pick asked for), so pods holding
+    devices only through extended resources are never evicted."""
+    return _EXTENDED_RESOURCE_EVICTION_FIX is not None and since(release, _EXTENDED_RESOURCE_EVICTION_FIX)
 
 
 # --- message texts --------------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
+from drasim import releases
 from drasim.allocator.versions import features_for_version
 from drasim.api.decode import decode_documents
 from drasim.sim.engine import SimulationOptions, SimulationResult, simulate
@@ -71,8 +73,17 @@ def test_136_never_evicts_extended_resource_pods() -> None:
     assert (cond.status, cond.reason) == ("False", "NotStarted")
 
 
-def test_137_evicts_them() -> None:
-    """1.37 (bug #141290 fixed): the claim named in status.extendedResourceClaimStatus counts too."""
+def test_137_does_not_evict_them_either() -> None:
+    """1.37 shipped with the bug: #141290 is open, its fix (PR #142289) unmerged as of 2026-09-23."""
+    assert not releases.evicts_extended_resource_pods("1.37")
+    result = _run("1.37")
+    assert result.state.pods[("default", "legacy")].spec.node_name == "n1"
+    assert not [e for e in result.events if e.reason == "DeviceTaintManagerEviction"]
+
+
+def test_the_fix_evicts_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the fix PR #142289 proposes: the claim named in status.extendedResourceClaimStatus counts too."""
+    monkeypatch.setattr(releases, "evicts_extended_resource_pods", lambda release: True)
     result = _run("1.37")
     assert [e.object for e in result.events if e.reason == "DeviceTaintManagerEviction"] == ["Pod/default/legacy"]
     assert ("default", "legacy") not in result.state.pods

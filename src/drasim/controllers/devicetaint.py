@@ -255,7 +255,7 @@ def _pod_claims(state: ClusterState, pod: Pod) -> Iterator[tuple[Key, ResourceCl
             yield key, claim
     ext = pod.status.extended_resource_claim_status if pod.status is not None else None
     if ext is not None and releases.evicts_extended_resource_pods(state.features.release):
-        # kubernetes#141290 (fixed after 1.36): the claim behind the pod's extended resources counts too.
+        # kubernetes#141290, once a release fixes it (releases): the claim behind the extended resources counts too.
         extended = state.claims.get((ns, ext.resource_claim_name))
         if extended is not None and extended.status is not None and extended.status.allocation is not None \
                 and is_owned_by(extended, pod) and is_reserved_for(extended, pod):
