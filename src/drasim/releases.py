@@ -31,18 +31,20 @@ def folds_init_container_requests(release: str) -> bool:
 
 
 def cel_errors_name_device(release: str) -> bool:
-    """1.37: `selector #i on device D/P/N: CEL runtime error: ...` (1.36: `selector #i: ...`)."""
+    """1.37: `selector #i on device D/P/N: CEL runtime error: ...` (1.36: `selector #i: ...`). structured/internal/
+    */allocator_*.go selectorsMatch, k8s.io/dynamic-resource-allocation 1caef2e (kubernetes#136709)."""
     return since(release, "1.37")
 
 
 def cel_no_such_key_hint(release: str) -> bool:
-    """1.37: `no such key:` runtime errors carry the optional-chaining hint (dra cel.EnhanceRuntimeError)."""
+    """1.37: `no such key:` runtime errors carry the optional-chaining hint (cel/errors.go EnhanceRuntimeError,
+    k8s.io/dynamic-resource-allocation 1caef2e, kubernetes#136709)."""
     return since(release, "1.37")
 
 
 def counter_slices_follow_node_selection(release: str) -> bool:
     """1.37 GatherPools: a slice with sharedCounters is relevant only where its node selection matches (1.36:
-    everywhere)."""
+    everywhere). structured/internal/*/pools_*.go, k8s.io/dynamic-resource-allocation 98209ff (kubernetes#138917)."""
     return since(release, "1.37")
 
 
@@ -56,7 +58,9 @@ def stored_selectors_read_lists(release: str) -> bool:
 
 
 def clears_config_covering_all_requests(release: str) -> bool:
-    """1.37: a config entry naming every request of the claim gets `requests` cleared (empty = all)."""
+    """1.37: a config entry naming every request of the claim gets `requests` cleared (empty = all), and each is
+    reported once. structured/internal/*/allocator_*.go Allocate, k8s.io/dynamic-resource-allocation fe39ea7,
+    c5a40b2 and a58be5a (kubernetes#139731, #139732, #139814)."""
     return since(release, "1.37")
 
 

@@ -90,6 +90,8 @@ _API_VERSIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "1.34": {_CORE: ("v1", "v1beta2", "v1beta1"), "DeviceTaintRule": ("v1alpha3",)},
     "1.35": {_CORE: ("v1", "v1beta2", "v1beta1"), "DeviceTaintRule": ("v1alpha3",)},
     "1.36": {_CORE: ("v1", "v1beta2", "v1beta1"), "DeviceTaintRule": ("v1beta2", "v1alpha3")},
+    # 1.37: DeviceTaintRule in resource.k8s.io/v1 (kubernetes#138676), the rest as in 1.36: the resource
+    # packages of client-go v0.37.0-beta.0 (branched from master 2026-07-20), the newest 1.37 tag readable.
     "1.37": {_CORE: ("v1", "v1beta2", "v1beta1"), "DeviceTaintRule": ("v1", "v1beta2", "v1alpha3")},
 }
 _CORE_KINDS = ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
