@@ -90,35 +90,38 @@ def evicts_extended_resource_pods(release: str) -> bool:
 
 # --- message texts --------------------------------------------------------------------------------------
 
+# k8s.io/dynamic-resource-allocation/cel/errors.go (EnhanceRuntimeError) at v0.37.0-alpha.2; not in v0.36.2.
 NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
                     "with has() for optional fields")
 
 
-# k8s.io/dynamic-resource-allocation/resourceclaim (Name, IsForPod): 1.36 reworded them for PodGroup claims.
+# k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go, read at v0.34.3, v0.35.1, v0.36.2 and
+# v0.37.0-alpha.2: 1.36 reworded IsForPod (`Pod`, and PodGroup claims); Name's errors are the same in every
+# release since 2023.
 
 def not_owner(release: str, claim: str, pod: str) -> str:
     """IsForPod's error for a template claim the pod does not own (`ns/name` for both)."""
-    if since(release, "1.36"):
+    if since(release, "1.36"):  # v0.36.2, v0.37.0-alpha.2
         return f"ResourceClaim {claim} was not created for Pod {pod} (Pod is not owner)"
-    return f"ResourceClaim {claim} was not created for pod {pod} (pod is not owner)"
+    return f"ResourceClaim {claim} was not created for pod {pod} (pod is not owner)"  # v0.34.3, v0.35.1
 
 
 def claim_not_created(release: str, pod: str) -> str:
-    """Name's error while a template claim's name is not yet in the pod status (ErrClaimNotFound)."""
-    if since(release, "1.36"):
-        return f"Pod {pod}: ResourceClaim not created yet"
+    """Name's error while a template claim's name is not yet in the pod status (ErrClaimNotFound); the same
+    text in every supported release (`release` keeps the call sites alike)."""
     return f'pod "{pod}": ResourceClaim not created yet'
 
 
 def unsupported_pod_claim(release: str, pod: str, entry: str) -> str:
-    """Name's error for a pod claim entry with none of the known fields set (ErrAPIUnsupported)."""
-    if since(release, "1.36"):
-        return f"Pod {pod}, spec.resourceClaim {entry}: none of the supported fields are set"
+    """Name's error for a pod claim entry with none of the known fields set (ErrAPIUnsupported; Go's `%q`
+    quotes the entry); the same text in every supported release."""
     return f'pod "{pod}", spec.resourceClaim "{entry}": none of the supported fields are set'
 
 
 def cel_runtime_error(release: str, who: str, index: int, device: str, message: str) -> str:
-    """The allocator's fatal error for a selector that failed at runtime on `device` (driver/pool/device)."""
+    """The allocator's fatal error for a selector that failed at runtime on `device` (driver/pool/device):
+    k8s.io/dynamic-resource-allocation/structured/internal/{stable,incubating,experimental}/allocator_*.go,
+    `selector #%d on device %s` at v0.37.0-alpha.2, `selector #%d` at v0.34.3 to v0.36.2."""
     if cel_no_such_key_hint(release) and "no such key:" in message:
         message += NO_SUCH_KEY_HINT
     if cel_errors_name_device(release):

@@ -210,7 +210,7 @@ def test_pre_enqueue_template_claims() -> None:
     no_status = build(Pod, {"metadata": {"name": "p", "namespace": "default", "uid": "u1"}, "spec": {
         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}})
     result = Scheduler().schedule_one(state, no_status)
-    assert (result.status, result.message) == ("Gated", "Pod default/p: ResourceClaim not created yet")
+    assert (result.status, result.message) == ("Gated", 'pod "default/p": ResourceClaim not created yet')
     not_owner = build(Pod, {"metadata": {"name": "p", "namespace": "default", "uid": "u1"}, "spec": {
         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}, "status": {
         "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]}})
@@ -218,26 +218,29 @@ def test_pre_enqueue_template_claims() -> None:
     assert result.message == "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"
 
 
-@pytest.mark.parametrize("release,not_created,not_owner", [
-    ("1.35", 'pod "default/p": ResourceClaim not created yet',
-     "ResourceClaim default/p-gpu-x was not created for pod default/p (pod is not owner)"),
-    ("1.36", "Pod default/p: ResourceClaim not created yet",
-     "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"),
-    ("1.37", "Pod default/p: ResourceClaim not created yet",
-     "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"),
+@pytest.mark.parametrize("release,not_owner", [
+    ("1.34", "ResourceClaim default/p-gpu-x was not created for pod default/p (pod is not owner)"),
+    ("1.35", "ResourceClaim default/p-gpu-x was not created for pod default/p (pod is not owner)"),
+    ("1.36", "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"),
+    ("1.37", "ResourceClaim default/p-gpu-x was not created for Pod default/p (Pod is not owner)"),
 ])
-def test_pre_enqueue_messages_follow_the_release(release: str, not_created: str, not_owner: str) -> None:
-    """dynamicresources_test.go TestPlugin "wrong-claim" (PreEnqueue: `... (pod is not owner)` up to 1.35)
-    and resourceclaim_test.go TestIsForPod "other-pod"; 1.36's resourceclaim.Name/IsForPod say `Pod`."""
+def test_pre_enqueue_messages_follow_the_release(release: str, not_owner: str) -> None:
+    """dynamicresources_test.go TestPlugin "wrong-claim" and resourceclaim_test.go TestIsForPod "other-pod": only
+    IsForPod says `Pod` from 1.36 (resourceclaim.go v0.36.2); Name's errors read the same at v0.34.3 to
+    v0.37.0-alpha.2."""
     from drasim.allocator.versions import features_for_version
     state = ClusterState.from_objects([device_class(), node("n1"), claim("p-gpu-x", [exact()])],
                                       features=features_for_version(release))
     spec = {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}
     meta = {"name": "p", "namespace": "default", "uid": "u1"}
-    assert Scheduler().schedule_one(state, build(Pod, {"metadata": meta, "spec": spec})).message == not_created
+    assert Scheduler().schedule_one(state, build(Pod, {"metadata": meta, "spec": spec})).message == \
+        'pod "default/p": ResourceClaim not created yet'
     owned_by_other = build(Pod, {"metadata": meta, "spec": spec, "status": {
         "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]}})
     assert Scheduler().schedule_one(state, owned_by_other).message == not_owner
+    neither = build(Pod, {"metadata": meta, "spec": {"resourceClaims": [{"name": "gpu"}]}})
+    assert Scheduler().schedule_one(state, neither).message == \
+        'pod "default/p", spec.resourceClaim "gpu": none of the supported fields are set'
 
 
 def test_pre_filter_rejects_missing_classes_and_disabled_prioritized_list() -> None:

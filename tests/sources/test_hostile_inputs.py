@@ -6,7 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drasim.cli.main import cli
 from drasim.errors import DrasimError, InputError
@@ -14,6 +17,7 @@ from drasim.sources import files
 from drasim.sources.dump import read_dump
 from drasim.sources.files import load_bytes, load_paths, parse_yaml
 from drasim.sources.scenario import load_scenario
+from hypothesis_budget import examples
 
 NODE = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
 
@@ -69,6 +73,48 @@ def test_flow_yaml_nested_deeply_is_refused_with_its_line(depth: int) -> None:
     err = error_of(("a:\n  b: " + "[" * depth + "]" * depth + "\n").encode())
     assert err.message == f"invalid YAML (line 2, column {4 + files.MAX_DEPTH}): nested more than " \
                           f"{files.MAX_DEPTH} levels deep"
+
+
+@settings(max_examples=examples(60))
+@given(depth=st.integers(files.MAX_DEPTH + 1, 2_500), gap=st.sampled_from(["", " ", "\n  "]),
+       opener=st.sampled_from(["[", "{a: ", "[x, "]), prefix=st.sampled_from(["", "é: ü\n", "k: v\n" * 3]))
+def test_flow_nesting_is_refused_where_it_passes_the_limit(depth: int, gap: str, opener: str, prefix: str) -> None:
+    # Whatever the parser's own limit (libyaml 0.2.6 stops at 1,000 open flow collections, reading ahead of
+    # its events), drasim's guard names the collection 201 levels down: the document's mapping, then these.
+    closer = {"[": "]", "{a: ": "}", "[x, ": "]"}[opener]
+    text = prefix + "x: " + (opener + gap) * depth + "1" + closer * depth + "\n"
+    err = error_of(text.encode())
+    where = text.index("x: ") + 3 + (len(opener) + len(gap)) * (files.MAX_DEPTH - 1)
+    line = text.count("\n", 0, where) + 1
+    column = where - (text.rfind("\n", 0, where) + 1) + 1
+    assert err.message == f"invalid YAML (line {line}, column {column}): nested more than {files.MAX_DEPTH} " \
+                          "levels deep"
+
+
+class _ParserWithALimit(files._Loader):  # type: ignore[misc,name-defined]
+    """A parser that stops at 250 open `[` before giving any event, as a stricter libyaml might."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.limit_at = text.find("[" * 250)
+
+    def check_event(self, *choices: object) -> bool:
+        if self.limit_at >= 0:
+            at = self.limit_at + 249
+            mark = yaml.Mark("<text>", at, 0, at, None, None)
+            raise yaml.scanner.ScannerError("while increasing flow level", mark, "exceeded maximum nesting depth",
+                                            mark)
+        return bool(super().check_event(*choices))
+
+
+def test_a_parser_limit_below_the_nesting_never_speaks_for_the_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files, "_Loader", _ParserWithALimit)
+    err = error_of(("x: " + "[" * 300 + "]" * 300).encode())
+    assert err.message == f"invalid YAML (line 1, column {4 + files.MAX_DEPTH - 1}): nested more than " \
+                          f"{files.MAX_DEPTH} levels deep"
+    # An ordinary syntax error in a text deep enough to be counted is still the parser's.
+    err = error_of(("".join(f"y{i}: [1]\n" for i in range(60)) + "x: " + "[a, " * 150 + "b: : c").encode())
+    assert err.message.startswith("invalid YAML (line 61, ") and "nested" not in err.message
 
 
 def test_empty_flow_collections_do_not_cost_a_second_pass(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -479,6 +479,32 @@ def _check_depth(text: str, *, source: str) -> None:
     empty = text.count("{}") + text.count("[]")
     if deep_prefix is None and text.count("[") + text.count("{") - empty + (empty > 0) <= MAX_DEPTH:
         return
+    try:
+        too_deep = _too_deep(text)
+    except yaml.YAMLError as exc:
+        # The scanner reads up to 1,024 characters ahead of the events it has given, and libyaml 0.2.6
+        # (PyYAML 6.0.4's wheels) stops at 1,000 open flow collections itself: `[[[[...` reaches that
+        # before the event 201 levels down is out. The text before the error holds every opener up to
+        # it, below any such limit, so counting it again finds ours where it is (and none for an
+        # ordinary syntax error, which is reported as the parser has it).
+        mark = exc.problem_mark if isinstance(exc, yaml.MarkedYAMLError) else None
+        too_deep = _too_deep_before(text, mark.index) if mark is not None else None
+        if too_deep is None:
+            raise _yaml_error(exc, source, text) from None
+    if too_deep is not None:
+        raise InputError(f"invalid YAML{too_deep}: nested more than {MAX_DEPTH} levels deep", source=source)
+
+
+def _too_deep_before(text: str, end: int) -> str | None:
+    try:
+        return _too_deep(text[:end])
+    except yaml.YAMLError:  # what the cut leaves open is no error of the input's
+        return None
+
+
+def _too_deep(text: str) -> str | None:
+    """Where the first collection more than `MAX_DEPTH` levels down starts (` (line L, column C)`), from the
+    parser's events (no document is built); None if there is none. Raises the parser's `YAMLError`."""
     depth = 0
     loader = _Loader(text)
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
@@ -490,15 +516,12 @@ def _check_depth(text: str, *, source: str) -> None:
                 depth += 1
                 if depth > MAX_DEPTH:
                     mark = event.start_mark
-                    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-                    raise InputError(f"invalid YAML{where}: nested more than {MAX_DEPTH} levels deep",
-                                     source=source)
+                    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
             elif isinstance(event, ends):
                 depth -= 1
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, source, text) from None
     finally:
         loader.dispose()
+    return None
 
 
 _MERGE = "tag:yaml.org,2002:merge"
