@@ -23,15 +23,15 @@ __all__ = [
     "ref_of",
 ]
 
-SEVERITIES = ("error", "warning")
+SEVERITIES = ("error", "warning", "info")  # info: a rule that could not judge the inputs
 
 Workload = core.Deployment | core.ReplicaSet | core.StatefulSet | core.Job
 
 
 @dataclass(frozen=True, slots=True)
 class LintFinding:
-    """One problem: rule id, `error` or `warning`, the object (`kind/namespace/name`), the field path
-    inside it, a message, and the file the object came from (filled in when known)."""
+    """One problem: rule id, `error`, `warning` or `info` (a note: a rule skipped), the object
+    (`kind/namespace/name`), the field path inside it, a message, and the file the object came from."""
 
     rule: str
     severity: str
@@ -124,6 +124,11 @@ class LintContext:
     profile: ReleaseProfile | None = None  # the release with the user's --feature-gates (None: defaults)
     # The cluster as `drasim simulate` leaves the inputs (computed on first use: only some rules read it).
     settle: Callable[[], ClusterState] | None = None
+    simulate: Callable[[], ClusterState] | None = None  # the same with the DeviceTaintRules
+    # Why a pod of the simulated cluster stays Pending, in explain's words (the CLI passes explain's hints).
+    pending_hints: Callable[[ClusterState, tuple[str, str]], list[str]] | None = None
+    # Work several rules share, computed by the first that needs it (rules_cel.selector_pass).
+    memo: dict[str, object] = field(default_factory=dict)
     _cluster: ClusterState | None = None
 
     @classmethod
@@ -155,6 +160,17 @@ class LintContext:
         if self._cluster is None:
             self._cluster = self.settle() if self.settle is not None else ClusterState.from_objects(self.objects)
         return self._cluster
+
+    def simulated(self) -> ClusterState:
+        """The cluster as `drasim simulate` leaves all the inputs, DeviceTaintRules included (`cluster()`
+        leaves them out: the taint rules judge what they would do)."""
+        if not self.taint_rules:
+            return self.cluster()
+        done = self.memo.get("simulated")
+        if not isinstance(done, ClusterState):
+            done = self.simulate() if self.simulate is not None else ClusterState.from_objects(self.objects)
+            self.memo["simulated"] = done
+        return done
 
     def requests(self) -> Iterator[RequestView]:
         """Every request and subrequest of the claims and templates, in object order."""

@@ -61,7 +61,8 @@ class PoolUsage:
     counters: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)  # "set/counter" -> (used, total)
 
 
-def _owner_chain(state: ClusterState, pod: Pod) -> str:
+def owner_chain(state: ClusterState, pod: Pod) -> str:
+    """`Kind/name` of the pod's top-level controller (a ReplicaSet's Deployment), or "" for a bare pod."""
     by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
     ref = next((o for o in pod.metadata.owner_references if o.controller), None)
     label = ""
@@ -140,7 +141,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
         else:
             status = "Pending"
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=_owner_chain(state, pod))
+                       workload=owner_chain(state, pod))
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         if record.last is not None and record.last.ranking is not None:
