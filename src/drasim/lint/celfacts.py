@@ -40,6 +40,14 @@ class Comparison:
     name: str
     op: str
     value: str
+    wrap: str = ""  # "quantity" or "semver" when the constant is one: the comparison goes through compareTo
+
+    def expression(self) -> str:
+        """The comparison alone, as a selector (to tell which part of a selector no device passes)."""
+        entry = f'device.{self.kind}["{self.domain}"].{self.name}'
+        if self.wrap:
+            return f'{entry}.compareTo({self.wrap}("{self.value}")) {self.op} 0'
+        return f"{entry} {self.op} {self.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +274,8 @@ class _Walker:
         if found is None or found[1] != "get" or text is None:
             return False
         kind, domain, name = found[0]
-        self.comparisons.append(Comparison(kind, domain, name, op, text))
+        wrap = other.function if type(other) is Call else ""
+        self.comparisons.append(Comparison(kind, domain, name, op, text, wrap))
         return True
 
 

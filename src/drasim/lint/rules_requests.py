@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from drasim.allocator.constraints import lookup_attribute
 from drasim.api import core
 from drasim.api import resource as r
+from drasim.cel import CelCompileError, CelEnvironment, compile_selector
 from drasim.lint.base import DeviceView, LintContext, LintFinding, ref_of
 from drasim.lint.celfacts import Comparison, selector_facts
 from drasim.lint.rules_cel import Reach, env_of, selector_pass
@@ -74,16 +75,27 @@ def _comparison_miss(c: Comparison, devices: Sequence[DeviceView]) -> str:
     return f"{have}; the selector needs {words + ' ' if words else ''}{c.value}"
 
 
+def _passes_somewhere(c: Comparison, devices: Sequence[DeviceView], env: CelEnvironment) -> bool:
+    try:
+        program = compile_selector(c.expression(), env)
+    except CelCompileError:
+        return False
+    return any(program.evaluate(d.input) is True for d in devices)
+
+
 def nearest_miss(expression: str, devices: Sequence[DeviceView], ctx: LintContext) -> str:
-    """Why `expression` matches none of `devices`, in terms of the values they publish."""
-    facts = selector_facts(expression, env_of(ctx))
+    """Why `expression` matches none of `devices`, in terms of the values they publish: the comparisons
+    no device passes (all of them when each passes somewhere and only their combination fails)."""
+    env = env_of(ctx)
+    facts = selector_facts(expression, env)
     seen: set[tuple[str, str, str]] = set()
-    parts = []
+    unique = []
     for c in facts.comparisons if facts is not None else ():
-        if (c.kind, c.domain, c.name) in seen:
-            continue
-        seen.add((c.kind, c.domain, c.name))
-        parts.append(_comparison_miss(c, devices))
+        if (c.kind, c.domain, c.name) not in seen:
+            seen.add((c.kind, c.domain, c.name))
+            unique.append(c)
+    failing = [c for c in unique if not _passes_somewhere(c, devices, env)] or unique
+    parts = [_comparison_miss(c, devices) for c in failing]
     if parts:
         return "; ".join(parts)
     drivers = ", ".join(sorted({d.driver for d in devices}))
