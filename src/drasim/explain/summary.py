@@ -20,8 +20,10 @@ def _alt_text(alt: AlternativeReport) -> str | None:
     if alt.usable >= needed and alt.usable:
         return None
     why = "; ".join(f"{e.count} {e.label}" + (f" ({e.detail})" if e.detail else "") for e in alt.excluded[:_EXCLUDED])
-    return f"{alt.name} (class {alt.device_class}): {alt.usable} of {alt.considered} device(s) usable" + (
-        f", {why}" if why else "")
+    wanted = "all" if alt.needed is None else str(needed)
+    text = (f"{alt.name} (class {alt.device_class}): needs {wanted}, {alt.usable} of {alt.considered} device(s) usable"
+            + (f", {why}" if why else ""))
+    return " ".join(text.split())  # selectors written over several lines read as one
 
 
 def reasons(ex: Explanation) -> list[str]:
