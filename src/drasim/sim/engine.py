@@ -103,7 +103,27 @@ class PodRecord:
     scheduled_at: datetime | None = None
     last: ScheduleResult | None = None
     chosen: dict[Key, list[str]] = field(default_factory=dict)  # claim -> chosen request names (req/sub)
+    # The best feasible node of the binding cycle whose DynamicResources score (the firstAvailable rank it
+    # offered) beat the chosen node's: the pod took a lower alternative while a higher one was feasible.
+    higher_on: str | None = None
     ended: str | None = None  # Succeeded / Failed / Evicted / Deleted
+
+
+def higher_alternative_node(result: ScheduleResult) -> str | None:
+    """The first feasible node (scan order) with the highest DynamicResources score, when that beats the chosen
+    node's: its claims' prioritized-list rank was higher there, yet the other plugins' scores won (read before
+    the ranking is compacted)."""
+    ranking = result.ranking
+    if ranking is None or result.node is None or result.node not in ranking.feasible:
+        return None
+    chosen = ranking.plugins[ranking.classes[ranking.feasible.index(result.node)]].get(PLUGIN, 0)
+    best = max((p.get(PLUGIN, 0) for p in ranking.plugins.values()), default=0)
+    if best <= chosen:
+        return None
+    for node, cid in zip(ranking.feasible, ranking.classes, strict=True):
+        if ranking.plugins[cid].get(PLUGIN, 0) == best:
+            return node
+    return None
 
 
 @dataclass
@@ -260,6 +280,7 @@ class Simulation:
                 record = self.pods.setdefault(key, PodRecord(key=key))
                 record.attempts += 1
                 record.last = result
+                record.higher_on = higher_alternative_node(result) if result.node else None
                 result.compact(SCORES_KEPT)
                 record.status = result.status
                 record.message = result.message
