@@ -3,10 +3,17 @@ one was feasible: the prioritized-list score makes the higher alternative more l
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.allocator.versions import features_for_version
+from drasim.api.profile import profile_for
+from drasim.cli.explain import explain
+from drasim.cli.fleet import fleet
 from drasim.cli.simulate import load_inputs
 from drasim.demo import demo_paths
 from drasim.fleet.generate import generate_fleet, parse_node_spec
@@ -48,3 +55,30 @@ def test_first_choice_is_never_counted_and_no_h100_means_nothing_counted(h100: i
             assert not line.higher_on
         if h100 == 0:
             assert not line.higher_on
+
+
+def test_explain_shows_the_placement_beside_the_node_offering_a_higher_alternative(tmp_path: Path) -> None:
+    """explain pod/NAME on a scheduled replica: its node, alternative and per-plugin scores, and the best
+    feasible node that offered the higher alternative (or that none did)."""
+    fleet_dir = tmp_path / "fleet"
+    assert CliRunner().invoke(fleet, ["--nodes", "h100:2", "--nodes", "a100-80gb:2", "--output-dir",
+                                      str(fleet_dir)]).exit_code == 0
+    workloads = next(p for p in demo_paths() if p.endswith("workloads.yaml"))
+    args = ["-f", str(fleet_dir), "-f", workloads]
+    result = simulate(*_load(args), SimulationOptions.for_profile(profile_for("1.36")))
+    lines = [line for line in pod_lines(result) if line.workload == "Deployment/inference"]
+    lower = next(line for line in lines if line.higher_on)
+    first = next(line for line in lines if line.claims[0].alternatives == ["gpu/h100"])
+    out = CliRunner().invoke(explain, [f"pod/{lower.key[1]}", *args, "-o", "json"])
+    placement = json.loads(out.output)["placement"]
+    assert placement["node"] == lower.node and placement["alternatives"] == ["gpu/a100-pair"]
+    assert placement["higherNode"] == lower.higher_on
+    assert placement["higherScores"]["DynamicResources"] > placement["scores"]["DynamicResources"]
+    assert sum(placement["scores"].values()) >= sum(placement["higherScores"].values())
+    text = CliRunner().invoke(explain, [f"pod/{first.key[1]}", *args]).output
+    assert "no feasible node offered a higher alternative" in text
+
+
+def _load(args: list[str]):  # type: ignore[no-untyped-def]
+    objects, timelines, _ = load_inputs([a for a in args if a != "-f"])
+    return objects, timelines
