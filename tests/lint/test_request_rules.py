@@ -75,74 +75,50 @@ def test_hopper_80g_guide_matches_no_h100(tmp_path: Path) -> None:
     assert "request selector false" in pending["message"]
 
 
-INTEL_GPU_SLICE = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-a-gpu.intel.com}
-spec:
-  driver: gpu.intel.com
-  nodeName: node-a
-  pool: {name: node-a, resourceSliceCount: 1}
-  devices:
-  - name: card0
-    attributes:
-      family: {string: Data Center Flex}
-      model: {string: Data Center Flex 170}
-    capacity: {memory: {value: 16Gi}, millicores: {value: "1000"}}
-  - name: card1
-    attributes:
-      family: {string: Data Center Flex}
-      model: {string: Data Center Flex 170}
-    capacity: {memory: {value: 16Gi}, millicores: {value: "1000"}}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-a-gaudi.intel.com}
-spec:
-  driver: gaudi.intel.com
-  nodeName: node-a
-  pool: {name: node-a-gaudi, resourceSliceCount: 1}
-  devices:
-  - name: accel0
-    attributes:
-      model: {string: Gaudi2}
-      serial: {string: "AM0001"}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu.intel.com}
-spec:
-  selectors:
-  - cel: {expression: device.driver == "gpu.intel.com"}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gaudi.intel.com}
-spec:
-  selectors:
-  - cel: {expression: device.driver == "gaudi.intel.com"}
----
+def _slice(node: str, driver: str, pool: str, devices: str) -> str:
+    """One ResourceSlice of `driver` for `node` (devices: YAML list items)."""
+    items = textwrap.indent(textwrap.dedent(devices).strip("\n"), "  ")
+    return (f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: {node}-{driver}}}\nspec:\n"
+            f"  driver: {driver}\n  nodeName: {node}\n  pool: {{name: {pool}, resourceSliceCount: 1}}\n"
+            f"  devices:\n{items}\n---\n")
+
+
+def _class(driver: str, extra: str = "") -> str:
+    """The DeviceClass drivers publish for themselves: every device of `driver`."""
+    return (f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {driver}}}\nspec:\n"
+            f"  selectors:\n  - cel: {{expression: device.driver == \"{driver}\"}}\n{extra}---\n")
+
+
+FLEX = "attributes: {family: {string: Data Center Flex}, model: {string: Data Center Flex 170}}"
+INTEL_NODE = """
 apiVersion: v1
 kind: Node
 metadata: {name: node-a}
 status: {allocatable: {cpu: "32", memory: 128Gi, pods: "110"}}
 """
+INTEL_GPU_SLICE = (
+    _slice("node-a", "gpu.intel.com", "node-a", f"- {{name: card0, {FLEX}}}\n- {{name: card1, {FLEX}}}")
+    + _slice("node-a", "gaudi.intel.com", "node-a-gaudi",
+             "- {name: accel0, attributes: {model: {string: Gaudi2}, serial: {string: AM0001}}}")
+    + _class("gpu.intel.com") + _class("gaudi.intel.com") + INTEL_NODE
+)
 
 
-def _template(name: str, class_name: str, expression: str) -> str:
+def _template(name: str, devices: str) -> str:
+    """A ResourceClaimTemplate in namespace default whose `spec.spec.devices` is `devices` (YAML)."""
+    body = textwrap.indent(textwrap.dedent(devices).strip("\n"), "      ")
+    return (f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: {name}, namespace: "
+            f"default}}\nspec:\n  spec:\n    devices:\n{body}\n")
+
+
+def _selecting(class_name: str, expression: str) -> str:
     return f"""
-    apiVersion: resource.k8s.io/v1
-    kind: ResourceClaimTemplate
-    metadata: {{name: {name}, namespace: default}}
-    spec:
-      spec:
-        devices:
-          requests:
-          - name: accel
-            exactly:
-              deviceClassName: {class_name}
-              selectors:
-              - cel: {{expression: '{expression}'}}
+    requests:
+    - name: accel
+      exactly:
+        deviceClassName: {class_name}
+        selectors:
+        - cel: {{expression: '{expression}'}}
     """
 
 
@@ -154,7 +130,7 @@ def _template(name: str, class_name: str, expression: str) -> str:
 ])
 def test_attribute_value_no_device_publishes(tmp_path: Path, class_name: str, expression: str, words: str) -> None:
     fleet_file = _write(tmp_path, "intel.yaml", INTEL_GPU_SLICE)
-    code, found = _lint(fleet_file, _write(tmp_path, "t.yaml", _template("t", class_name, expression)))
+    code, found = _lint(fleet_file, _write(tmp_path, "t.yaml", _template("t", _selecting(class_name, expression))))
     assert code == 1
     (miss,) = _of(found, "request-matches-nothing")
     assert words in miss["message"], miss["message"]
@@ -163,21 +139,15 @@ def test_attribute_value_no_device_publishes(tmp_path: Path, class_name: str, ex
 
 def test_one_dead_alternative_is_a_warning_all_dead_an_error(tmp_path: Path) -> None:
     fleet_file = _write(tmp_path, "intel.yaml", INTEL_GPU_SLICE)
-    template = """
-    apiVersion: resource.k8s.io/v1
-    kind: ResourceClaimTemplate
-    metadata: {name: t, namespace: default}
-    spec:
-      spec:
-        devices:
-          requests:
-          - name: accel
-            firstAvailable:
-            - name: gaudi3
-              deviceClassName: gaudi.intel.com
-              selectors: [{cel: {expression: 'device.attributes["gaudi.intel.com"].model == "Gaudi3"'}}]
-            - {name: any-gaudi, deviceClassName: gaudi.intel.com}
-    """
+    template = _template("t", """
+    requests:
+    - name: accel
+      firstAvailable:
+      - name: gaudi3
+        deviceClassName: gaudi.intel.com
+        selectors: [{cel: {expression: 'device.attributes["gaudi.intel.com"].model == "Gaudi3"'}}]
+      - {name: any-gaudi, deviceClassName: gaudi.intel.com}
+    """)
     code, found = _lint(fleet_file, _write(tmp_path, "t.yaml", template))
     (miss,) = _of(found, "request-matches-nothing")
     assert (code, miss["severity"]) == (0, "warning")
@@ -189,19 +159,13 @@ def test_one_dead_alternative_is_a_warning_all_dead_an_error(tmp_path: Path) -> 
 
 
 def test_class_name_naming_nothing_also_inside_first_available(tmp_path: Path) -> None:
-    template = """
-    apiVersion: resource.k8s.io/v1
-    kind: ResourceClaimTemplate
-    metadata: {name: t, namespace: default}
-    spec:
-      spec:
-        devices:
-          requests:
-          - name: gpu
-            firstAvailable:
-            - {name: h100, deviceClassName: gpu.nvidia.com}
-            - {name: mig, deviceClassName: mig.nvidia}
-    """
+    template = _template("t", """
+    requests:
+    - name: gpu
+      firstAvailable:
+      - {name: h100, deviceClassName: gpu.nvidia.com}
+      - {name: mig, deviceClassName: mig.nvidia}
+    """)
     code, found = _lint(_fleet(tmp_path, "h100:1"), _write(tmp_path, "t.yaml", template))
     assert code == 1
     (missing,) = _of(found, "device-class-not-found")
@@ -214,19 +178,13 @@ def test_class_name_naming_nothing_also_inside_first_available(tmp_path: Path) -
 
 def test_match_attribute_mig_partitions_do_not_publish(tmp_path: Path) -> None:
     """MIG devices publish parentUUID, not uuid: matchAttribute uuid rejects every one of them."""
-    template = """
-    apiVersion: resource.k8s.io/v1
-    kind: ResourceClaimTemplate
-    metadata: {name: mig-pair, namespace: default}
-    spec:
-      spec:
-        devices:
-          requests:
-          - {name: a, exactly: {deviceClassName: mig.nvidia.com}}
-          - {name: b, exactly: {deviceClassName: mig.nvidia.com}}
-          constraints:
-          - {requests: [a, b], matchAttribute: gpu.nvidia.com/uuid}
-    """
+    template = _template("mig-pair", """
+    requests:
+    - {name: a, exactly: {deviceClassName: mig.nvidia.com}}
+    - {name: b, exactly: {deviceClassName: mig.nvidia.com}}
+    constraints:
+    - {requests: [a, b], matchAttribute: gpu.nvidia.com/uuid}
+    """)
     code, found = _lint(_fleet(tmp_path, "a100-40gb:mig-dynamic:1"), _write(tmp_path, "t.yaml", template))
     assert code == 1
     found_c = _of(found, "constraint-attribute-missing")
@@ -234,27 +192,9 @@ def test_match_attribute_mig_partitions_do_not_publish(tmp_path: Path) -> None:
     assert "(they publish parentUUID)" in found_c[0]["message"]
 
 
-AMD_SLICE = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-b-gpu.amd.com}
-spec:
-  driver: gpu.amd.com
-  nodeName: node-b
-  pool: {name: node-b, resourceSliceCount: 1}
-  devices:
-  - name: gpu-0-partition-0
-    attributes: {type: {string: amdgpu-partition}, parentDeviceID: {string: "74a5"}, partitionProfile: {string: cpx}}
-  - name: gpu-0-partition-1
-    attributes: {type: {string: amdgpu-partition}, parentDeviceID: {string: "74a5"}, partitionProfile: {string: cpx}}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu.amd.com}
-spec:
-  selectors:
-  - cel: {expression: device.driver == "gpu.amd.com"}
-"""
+PARTITION = "attributes: {type: {string: amdgpu-partition}, parentDeviceID: {string: '74a5'}}"
+AMD_SLICE = _slice("node-b", "gpu.amd.com", "node-b", f"- {{name: gpu-0-partition-0, {PARTITION}}}\n"
+                   f"- {{name: gpu-0-partition-1, {PARTITION}}}") + _class("gpu.amd.com")
 
 
 def test_match_attribute_amd_partitions_publish_parent_device_id(tmp_path: Path) -> None:
@@ -304,8 +244,8 @@ def test_extended_resource_nothing_backs(tmp_path: Path) -> None:
 
 
 def test_extended_resource_a_class_maps_is_backed(tmp_path: Path) -> None:
-    mapped = INTEL_GPU_SLICE.replace('device.driver == "gpu.intel.com"}',
-                                     'device.driver == "gpu.intel.com"}\n  extendedResourceName: gpu.intel.com/i915')
+    mapped = INTEL_GPU_SLICE.replace(_class("gpu.intel.com"),
+                                     _class("gpu.intel.com", "  extendedResourceName: gpu.intel.com/i915\n"))
     _, found = _lint(_write(tmp_path, "intel.yaml", mapped), _write(tmp_path, "pod.yaml", POD_INTEL_GPU))
     assert not _of(found, "extended-resource-unbacked")
 
@@ -320,25 +260,13 @@ def test_explain_names_the_unbacked_extended_resource(tmp_path: Path) -> None:
 # --- pod-pending and explain: an All-mode claim taking what another claim needs ----------------------------
 
 
-JOB = """
+JOB = _template("one-gpu", "requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]") + """---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: all-gpus, namespace: default}
 spec:
   devices:
-    requests:
-    - name: all
-      exactly: {deviceClassName: gpu.nvidia.com, allocationMode: All}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
+    requests: [{name: all, exactly: {deviceClassName: gpu.nvidia.com, allocationMode: All}}]
 ---
 apiVersion: batch/v1
 kind: Job
