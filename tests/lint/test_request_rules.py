@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from drasim.cli.explain import explain
 from drasim.cli.fleet import fleet
 from drasim.cli.lint import lint
+from drasim.demo import demo_paths
 
 REAL = Path(__file__).resolve().parents[1] / "realworld"
 GUIDE = REAL / "dra-driver-nvidia-gpu" / "site"
@@ -320,3 +321,16 @@ def test_without_slices_or_nodes_the_rules_say_they_were_skipped(tmp_path: Path)
     assert [d for d in found if d["severity"] != "info"] == []
     text = CliRunner().invoke(lint, ["-f", template, "-f", pod]).output
     assert "No problems found." in text and "note: request-matches-nothing skipped: no ResourceSlices" in text
+
+
+def test_replicas_on_a_lower_alternative_while_a_higher_was_feasible(tmp_path: Path) -> None:
+    """README's prioritized-list story: the demo's `inference` Deployment on 2 H100 + 2 A100 nodes."""
+    workloads = next(p for p in demo_paths() if p.endswith("workloads.yaml"))
+    code, found = _lint(_fleet(tmp_path, "h100:2", "a100-80gb:2"), workloads)
+    assert code == 1  # the demo's MIG pods find no MIG node in this fleet (pod-pending)
+    (fallback,) = _of(found, "first-available-fallback")
+    assert fallback["severity"] == "warning"
+    assert fallback["object"] == {"kind": "Deployment", "namespace": "default", "name": "inference"}
+    assert "of 11 pod(s) took a lower firstAvailable alternative" in fallback["message"]
+    assert "gpu/a100-pair on a100-sxm4-80gb-" in fallback["message"]
+    assert "while h100-80gb-hbm3-" in fallback["message"]

@@ -23,7 +23,7 @@ from drasim.lint.rules_requests import (
 )
 from drasim.lint.rules_taints import check_taint_rules
 from drasim.lint.versions import LINT_VERSIONS, lint_features, normalize_lint_version
-from drasim.sim.settle import settled_state
+from drasim.sim.settle import settled_records, settled_state
 from drasim.sim.timeline import Timeline
 from drasim.validation.admission import Admission
 from drasim.validation.findings import Finding
@@ -121,6 +121,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
          "A pod the simulation of the inputs (what `drasim simulate` runs) leaves Pending, per workload and "
          "scheduler message, with explain's hints. Skipped (a note) when the inputs hold no Node.",
          "One command answers \"will this work on that fleet\" before anything is applied."),
+    Rule("first-available-fallback", "warning",
+         "Pods of the simulation of the inputs that took a lower `firstAvailable` alternative while a feasible "
+         "node offered a higher one (per workload, with the scores of both nodes).",
+         "The prioritized-list score makes the first alternative more likely, not certain: resource and "
+         "spreading scores can outweigh it, so part of a workload runs on the fallback."),
     Rule("counters-across-pools", "error",
          "A device consuming a counter set that only another pool declares.",
          "Counter sets are per pool; the allocator treats the consuming pool as invalid and allocates "
@@ -321,7 +326,7 @@ def lint_objects(
         return settled_state(kept, timelines, settle_profile)
 
     ctx = LintContext.build(objects, version, features, profile, settle)
-    ctx.simulate = lambda: settled_state(admitted, timelines, settle_profile)
+    ctx.simulate = lambda: settled_records(admitted, timelines, settle_profile)
     ctx.pending_hints = pending_hints
     found: list[LintFinding] = []
     for check in _CHECKS:

@@ -10,6 +10,7 @@ from drasim.api import core
 from drasim.api.meta import ObjectMeta, object_ref
 from drasim.cluster import ClusterState
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
+from drasim.sim.engine import PodRecord
 from drasim.sim.report import owner_chain
 
 __all__ = ["check_pending"]
@@ -56,12 +57,13 @@ def check_pending(ctx: LintContext) -> list[LintFinding]:
     if not any(isinstance(o, core.Node) for o in ctx.objects):
         return [LintFinding("pod-pending", "info", "", "", "skipped: no Nodes among the inputs, so there is nothing "
                             "to schedule on (add the fleet's Nodes and ResourceSlices with -f, or read a cluster)")]
-    state = ctx.simulated()
+    state, records = ctx.simulated()
     refs = _written_refs(ctx)
     workloads: dict[str, Workload] = {f"{w.KIND}/{w.metadata.name}": w for w in ctx.workloads}
     groups: dict[tuple[str, str], _Group] = {}
     totals: dict[str, int] = {}
     first: dict[tuple[str, str], tuple[str, str]] = {}
+    lower: dict[str, tuple[str, list[tuple[str, PodRecord]]]] = {}
     for key in sorted(state.pods):
         pod = state.pods[key]
         chain = owner_chain(state, pod)
@@ -76,6 +78,9 @@ def check_pending(ctx: LintContext) -> list[LintFinding]:
             path = "spec"
         totals[obj] = totals.get(obj, 0) + 1
         phase = pod.status.phase if pod.status is not None else None
+        record = records.get(key)
+        if pod.spec.node_name and record is not None and record.higher_on and record.node == pod.spec.node_name:
+            lower.setdefault(obj, (path, []))[1].append((f"{ns}/{pod.metadata.name}", record))
         if pod.spec.node_name or phase in ("Succeeded", "Failed"):
             continue
         message = _message(pod)
@@ -90,4 +95,18 @@ def check_pending(ctx: LintContext) -> list[LintFinding]:
         why = _hints(ctx, state, first[gk])
         out.append(LintFinding("pod-pending", "error", g.obj, g.path,
                                f"{who} Pending in the simulation of these inputs: {g.message.rstrip('.')}.{why}"))
+    for obj, (path, pods) in lower.items():
+        name, record = pods[0]
+        got = ", ".join(sorted({r for names in record.chosen.values() for r in names}))
+        out.append(LintFinding(
+            "first-available-fallback", "warning", obj, path,
+            f"{len(pods)} of {totals[obj]} pod(s) took a lower firstAvailable alternative while a node offering a "
+            f"higher one was feasible (e.g. {name}: {got} on {record.node}, scores {_total(record.node_scores)}, "
+            f"while {record.higher_on} scored {_total(record.higher_scores)}): the prioritized-list score makes "
+            "the first alternative more likely, not certain; `drasim explain pod/NAME` shows the scores per plugin",
+        ))
     return out
+
+
+def _total(scores: dict[str, int]) -> int:
+    return sum(scores.values())
