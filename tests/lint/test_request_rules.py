@@ -334,3 +334,20 @@ def test_replicas_on_a_lower_alternative_while_a_higher_was_feasible(tmp_path: P
     assert "of 11 pod(s) took a lower firstAvailable alternative" in fallback["message"]
     assert "gpu/a100-pair on a100-sxm4-80gb-" in fallback["message"]
     assert "while h100-80gb-hbm3-" in fallback["message"]
+
+
+def test_capacity_no_selected_device_can_give(tmp_path: Path) -> None:
+    """The allocator's capacity check on idle devices: 32Gi of memory from 16Gi Flex GPUs never fits."""
+    shared = INTEL_GPU_SLICE.replace("card0, attributes", "card0, allowMultipleAllocations: true, "
+                                     "capacity: {memory: {value: 16Gi}}, attributes")
+    template = _template("t", """
+    requests:
+    - name: accel
+      exactly:
+        deviceClassName: gpu.intel.com
+        capacity: {requests: {memory: 32Gi}}
+    """)
+    _, found = _lint(_write(tmp_path, "intel.yaml", shared), _write(tmp_path, "t.yaml", template))
+    (miss,) = _of(found, "request-matches-nothing")
+    assert miss["field"] == "spec.spec.devices.requests[0].exactly.capacity.requests"
+    assert "cannot give the capacity it requests even when idle" in miss["message"], miss["message"]

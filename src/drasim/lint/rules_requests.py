@@ -7,6 +7,7 @@ import difflib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+from drasim.allocator.checks import capacity_rejection
 from drasim.allocator.constraints import lookup_attribute
 from drasim.api import core
 from drasim.api import resource as r
@@ -124,6 +125,23 @@ def _why_nothing(reach: Reach, class_name: str, selectors: Sequence[r.DeviceSele
             f'"{class_name}" lets through: {nearest_miss(expr, reach.before, ctx)}')
 
 
+def _capacity_miss(alt: r.ExactDeviceRequest | r.DeviceSubRequest, devices: Sequence[DeviceView]) -> str | None:
+    """Why no selected device can ever give the capacity the request asks for (the allocator's capacity check
+    on an idle device), or None when one can."""
+    requests = alt.capacity.requests if alt.capacity is not None else None
+    if not requests:
+        return None
+    reasons: Counter[str] = Counter()
+    for d in devices:
+        why = capacity_rejection(requests, d.device, None, None)
+        if why is None:
+            return None
+        reasons[why.detail] += 1
+    detail, count = reasons.most_common(1)[0]
+    return (f"its {_n(len(devices), 'selected device')} cannot give the capacity it requests even when idle "
+            f"({count} of them: {detail})")
+
+
 def _request_entries(ctx: LintContext) -> Iterator[tuple[str, str, r.DeviceRequest]]:
     """(object, request path, request) of every claim and template."""
     for o in ctx.objects:
@@ -146,18 +164,24 @@ def check_requests_match(ctx: LintContext) -> list[LintFinding]:
     done = selector_pass(ctx)
     out: list[LintFinding] = []
     for obj, path, req in entries:
-        alts: list[tuple[str, str, str, Sequence[r.DeviceSelector]]] = []
+        alts: list[tuple[str, str, r.ExactDeviceRequest | r.DeviceSubRequest]] = []
         if req.exactly is not None:
-            alts.append((f"{path}.exactly", req.name, req.exactly.device_class_name, req.exactly.selectors))
+            alts.append((f"{path}.exactly", req.name, req.exactly))
         for j, sub in enumerate(req.first_available or []):
-            alts.append((f"{path}.firstAvailable[{j}]", f"{req.name}/{sub.name}", sub.device_class_name,
-                         sub.selectors))
+            alts.append((f"{path}.firstAvailable[{j}]", f"{req.name}/{sub.name}", sub))
         dead = []
-        for alt_path, name, class_name, selectors in alts:
+        for alt_path, name, alt in alts:
             reach = done.requests.get((obj, alt_path))
-            if reach is None or reach.matched is None or reach.matched:
-                continue  # unknown class (device-class-not-found), a selector that does not compile, or fine
-            suffix, words = _why_nothing(reach, class_name, selectors, ctx, done.classes[class_name])
+            if reach is None or reach.matched is None:
+                continue  # unknown class (device-class-not-found) or a selector that does not compile
+            if reach.matched:
+                # Capacity requests count only where the API server keeps them (DRAConsumableCapacity).
+                words = _capacity_miss(alt, reach.matched) if ctx.features.consumable_capacity else None
+                if words is not None:
+                    dead.append((alt_path, name, "capacity.requests", words))
+                continue
+            suffix, words = _why_nothing(reach, alt.device_class_name, alt.selectors, ctx,
+                                         done.classes[alt.device_class_name])
             dead.append((alt_path, name, suffix, words))
         for alt_path, name, suffix, words in dead:
             if len(alts) == 1:
