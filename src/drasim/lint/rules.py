@@ -101,7 +101,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("request-matches-nothing", "error, or warning for one dead firstAvailable alternative among live ones",
          "A request or `firstAvailable` alternative of a claim or template that no published device matches "
          "(its class's selectors, then its own), with the selector that leaves none and the nearest miss: the "
-         "values the devices publish against the value the selector needs. Skipped (a note) without slices.",
+         "values the devices publish against the value the selector needs; or whose selected devices cannot give "
+         "the capacity it requests even when idle. Skipped (a note) without slices.",
          "The claim can never be allocated and its pod stays Pending forever; a selector copied from a guide "
          "(memory > 80Gi on H100s publishing 81559Mi, family == 'Flex') is a typical cause."),
     Rule("constraint-attribute-missing", "error, or warning when only some alternatives are affected",
