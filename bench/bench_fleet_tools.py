@@ -64,6 +64,10 @@ def main() -> None:
         report("validate -f FLEET (cold: YAML parsed)", _cpu("validate", "-f", fleet, cache=cache), "s", 3.0)
         report("validate -f FLEET (warm: parse cache)", _cpu("validate", "-f", fleet, cache=cache), "s", 3.0)
         report("lint -f FLEET (warm)", _cpu("lint", "-f", fleet, cache=cache), "s", 3.0)
+        # With a workload, lint's request rules and pod-pending (the simulation, then explain for the pod
+        # the 12-GPU claim leaves Pending) run too: what "will this work on that fleet" costs.
+        report("lint -f FLEET -f POD (warm; pod-pending)", _cpu("lint", "-f", fleet, "-f", pod, cache=cache), "s",
+               8.0)
         # The same fleet as one JSON List: no YAML parsing at all.
         fleet_json = os.path.join(tmp, "fleet.json")
         with open(fleet_json, "wb") as out:

@@ -131,6 +131,9 @@ def test_lint_counts_the_pods_a_noexecute_rule_would_evict_after_simulating(tmp_
     for name in ("1-basic-resourceclaimtemplate.yaml", "2-pod-to-be-evicted.yaml", "3-device-taint-rule.yaml"):
         (folder / name).write_text((DATA / "device-taint-pod-noexecute" / name).read_text())
     code, out = _invoke(lint, "-f", str(folder), "--kubernetes-version", "1.37", "-o", "json")
-    assert code == 0, out
-    (finding,) = [f for f in json.loads(out)["diagnostics"] if f["code"] == "taint-rule-unrehearsed-noexecute"]
+    assert code == 1, out  # with the rule in force the pod never runs again: pod-pending says so, naming the rule
+    diagnostics = json.loads(out)["diagnostics"]
+    (pending,) = [f for f in diagnostics if f["code"] == "pod-pending"]
+    assert "taint gpu.example.com/unhealthy=true:NoExecute (from DeviceTaintRule example)" in pending["message"]
+    (finding,) = [f for f in diagnostics if f["code"] == "taint-rule-unrehearsed-noexecute"]
     assert "8 published devices and 1 allocated device; 1 pod in 1 namespace would be evicted" in finding["message"]

@@ -172,9 +172,15 @@ def test_stdin(tmp_path: Path) -> None:
 
 
 def test_default_is_the_demo_cluster() -> None:
+    """The demo leaves two pods Pending on purpose (MIG asked of a MIG-off node, a high-priority pod DRA cannot
+    preempt for): lint reports both with explain's hints and exits 1."""
     result = CliRunner().invoke(lint, [])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert "Linted" in result.output
+    pending = [line for line in result.output.splitlines() if "pod-pending" in line]
+    assert len(pending) == 2
+    assert "default/mig-on-mig-off-node" in pending[0] and "MIG mode is off" in pending[0]
+    assert "default/urgent-training" in pending[1] and "preemption will not help" in pending[1]
 
 
 def test_list_rules() -> None:

@@ -83,9 +83,12 @@ spec:
 """)
     config = write_kubeconfig(server.url)
     code, out, err = run(monkeypatch, capsys, "lint", "--kubeconfig", config, "-f", str(template), "-o", "json")
-    assert code == 0, err
-    duplicate = [f for f in json.loads(out)["diagnostics"]
-                 if f["object"] == {"kind": "ResourceClaimTemplate", "namespace": "ml", "name": "h100-else-any"}]
+    assert code == 1, err  # lint judges the file's selector against the cluster's slices: no B200 there
+    about = [f for f in json.loads(out)["diagnostics"]
+             if f["object"] == {"kind": "ResourceClaimTemplate", "namespace": "ml", "name": "h100-else-any"}]
+    (nothing,) = [f for f in about if f["code"] == "request-matches-nothing"]
+    assert 'the selector needs "B200"' in nothing["message"] and nothing["file"] == str(template)
+    duplicate = [f for f in about if f["code"] == "api-validation"]
     assert len(duplicate) == 1 and duplicate[0]["severity"] == "warning" and duplicate[0]["file"] == str(template)
     assert duplicate[0]["message"].startswith(f"defined in context test ({server.url}) and again in {template}: "
                                               "the later definition replaces the earlier one")

@@ -1485,3 +1485,36 @@ def test_real_cel_compiler() -> None:
     split = 'device.attributes["dra.example.com"].model.split(",")'
     [cost] = findings(f"{split}.all(a, {split}.all(b, {split}.all(c, a == b)))")
     assert str(cost) == "spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"
+
+
+# --- metadata.ownerReferences (apimachinery ValidateOwnerReferences, v1.36.0) ------------------------------
+
+
+def test_owner_references_need_version_kind_name_and_uid() -> None:
+    doc = claim({"name": "r", "exactly": {"deviceClassName": "c"}})
+    doc["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "Pod", "name": "p"},  # a hand-written reference without uid
+        {"apiVersion": "apps/", "kind": "", "name": "", "uid": "u2"},
+    ]
+    assert errors(doc) == [
+        'metadata.ownerReferences.uid: Invalid value: "": must not be empty',
+        'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
+        'metadata.ownerReferences.kind: Invalid value: "": must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+    ]
+
+
+def test_owner_references_one_controller_and_no_event_owner() -> None:
+    doc = claim({"name": "r", "exactly": {"deviceClassName": "c"}})
+    doc["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "Pod", "name": "a", "uid": "1", "controller": True},
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "b", "uid": "2", "controller": True},
+        {"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "3"},
+    ]
+    assert errors(doc) == [
+        'metadata.ownerReferences: Invalid value: Only one reference can have Controller set to true. Found "true" in '
+        "references for Pod/a and ReplicaSet/b",
+        "metadata.ownerReferences: Invalid value: /v1, Kind=Event is disallowed from being an owner",
+    ]
+    doc["metadata"]["ownerReferences"] = doc["metadata"]["ownerReferences"][:1]
+    assert errors(doc) == []

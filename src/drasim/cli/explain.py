@@ -7,8 +7,8 @@ node or scenario step was not found.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -20,7 +20,7 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
-from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs
+from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs_records
 from drasim.cli.options import profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.reports import diagnostics_data, from_explanation
@@ -29,11 +29,14 @@ from drasim.cluster import ClusterState, Key
 from drasim.diagnostics import API_VERSION
 from drasim.errors import InputError
 from drasim.explain import Explanation, explain_claim, explain_claims, explain_pod
-from drasim.explain.model import ClaimExplanation, PodExplanation
+from drasim.explain.model import ClaimExplanation, Placement, PodExplanation
 from drasim.explain.render import render_text, to_dict
 from drasim.sim.timeline import parse_duration
 from drasim.sources.inputs import Inputs
 from drasim.sources.scenario import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    from drasim.sim.engine import PodRecord
 
 __all__ = ["explain"]
 
@@ -201,10 +204,13 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
                 when = parse_duration(at)
             except ValueError as err:
                 raise click.BadParameter(str(err), param_hint="'--at'") from None
-        state, inputs = settled_inputs(list(paths), profile or profile_for(), kube, seed=seed, at=when)
+        state, records, inputs = settled_inputs_records(list(paths), profile or profile_for(), kube, seed=seed,
+                                                        at=when)
         for note in inputs.notes():
             click.echo(note, err=True)
         found = _explain_refs(state, targets, kube, nodes, None)
+        for ex in found:
+            _place(ex, state, records)
     if output == "name":
         emit_names(_name_of(ex) for ex in found)
     elif output not in ("table", "wide"):
@@ -220,6 +226,19 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             render_text(ex, console, wide=output == "wide")
     if inputs is not None:
         inputs.raise_unreadable()
+
+
+def _place(ex: Explanation, state: ClusterState, records: Mapping[Key, PodRecord]) -> None:
+    """A scheduled pod's placement as the simulation recorded it (its binding cycle's scores)."""
+    if not isinstance(ex, PodExplanation) or not ex.pod:
+        return
+    ns, _, name = ex.pod.partition("/")
+    pod = state.pods.get((ns, name))
+    record = records.get((ns, name))
+    if pod is None or record is None or not pod.spec.node_name or record.node != pod.spec.node_name:
+        return
+    chosen = sorted({r for names in record.chosen.values() for r in names})
+    ex.placement = Placement(record.node, chosen, record.node_scores, record.higher_on, record.higher_scores)
 
 
 def _report(ex: Explanation) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from datetime import timedelta
 
     from drasim.api.profile import ReleaseProfile
-    from drasim.cluster import ClusterState
+    from drasim.cluster import ClusterState, Key
     from drasim.cluster.snapshot import ClusterSnapshot
+    from drasim.sim.engine import PodRecord
     from drasim.sources.inputs import Inputs
 
 __all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs", "complete_type", "kube_options",
-           "live_profile", "parse_refs", "settled_inputs"]
+           "live_profile", "parse_refs", "settled_inputs", "settled_inputs_records"]
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -228,7 +229,15 @@ def settled_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
                    at: timedelta | None = None) -> tuple[ClusterState, Inputs]:
     """`command_inputs` (Timelines included) as `drasim simulate` leaves them (`sim.settle.settled_state`, at
     `at` after the start, default the end), and the inputs: what explain and taint dry-run read."""
-    from drasim.sim.settle import settled_state
+    state, _, inputs = settled_inputs_records(paths, profile, kube, seed=seed, at=at)
+    return state, inputs
+
+
+def settled_inputs_records(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs, *, seed: int = 0,
+                           at: timedelta | None = None) -> tuple[ClusterState, Mapping[Key, PodRecord], Inputs]:
+    """`settled_inputs` with the simulation's record of each pod (explain's placement of a scheduled pod)."""
+    from drasim.sim.settle import settled_records
 
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
-    return settled_state(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True), inputs
+    state, records = settled_records(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True)
+    return state, records, inputs

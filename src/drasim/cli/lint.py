@@ -12,6 +12,9 @@ from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
 from drasim.cli.reports import enabled_gates, envelope, from_lint, sarif_log
+from drasim.cluster import ClusterState
+from drasim.explain import explain_pod
+from drasim.explain.summary import reasons
 from drasim.lint import RULES, LintFinding, lint_objects
 from drasim.lint.versions import LINT_VERSIONS
 
@@ -52,12 +55,13 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
                                      timelines=True)
     for warning in inputs.load_warnings:
         click.echo(f"warning: {warning}", err=True)
-    findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip, timelines=inputs.timelines)
+    findings = lint_objects([], profile=profile, admission=inputs.admission, skip=skip, timelines=inputs.timelines,
+                            pending_hints=_pending_hints)
     errors = sum(1 for f in findings if f.severity == "error")
     n_objects = len(inputs.objects) + len(inputs.admission.rejected)
     diagnostics = [from_lint(f, RULES) for f in findings]
     if output == "name":
-        emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj))
+        emit_names(dict.fromkeys(ref_name(f.obj) for f in findings if f.obj and f.severity != "info"))
     elif output == "sarif":
         emit(sarif_log(diagnostics, RULES), "json")
     elif output != "table":
@@ -71,12 +75,20 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
         sys.exit(1)
 
 
+def _pending_hints(state: ClusterState, key: tuple[str, str]) -> list[str]:
+    """explain's problems and hints for a pod the simulation left Pending (lint cannot import explain)."""
+    return reasons(explain_pod(state, key))
+
+
 def _print_table(
-    findings: list[LintFinding], n_objects: int, n_files: int, version: str, errors: int, colour: bool | None
+    all_findings: list[LintFinding], n_objects: int, n_files: int, version: str, errors: int, colour: bool | None
 ) -> None:
     click.echo(f"Linted {n_objects} object(s) from {n_files} file(s) for {version}.")
+    findings = [f for f in all_findings if f.severity != "info"]
+    notes = [f for f in all_findings if f.severity == "info"]
     if not findings:
         click.echo("No problems found.")
+        _print_notes(notes)
         return
     last: tuple[str | None, str] | None = None
     for f in findings:
@@ -88,6 +100,12 @@ def _print_table(
         click.echo(f"  {label} {f.rule}  {f}", color=colour)
     click.echo("")
     click.echo(f"{errors} error(s), {len(findings) - errors} warning(s).")
+    _print_notes(notes)
+
+
+def _print_notes(notes: list[LintFinding]) -> None:
+    for f in notes:
+        click.echo(f"note: {f.rule} {f.message}")
 
 
 def _print_rules(output: str, colour: bool | None) -> None:

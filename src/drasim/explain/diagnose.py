@@ -16,7 +16,7 @@ from drasim.api.resource import ResourceClaim, ResourceClaimStatus
 from drasim.cluster.state import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain.context import Context, allocated_devices, without
-from drasim.explain.hints import POD_CLAIM_ANNOTATION, replica_hints
+from drasim.explain.hints import POD_CLAIM_ANNOTATION, replica_hints, unbacked_hints
 from drasim.explain.model import (
     MAX_EXAMPLES,
     ClaimExplanation,
@@ -277,6 +277,7 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
     if pending:
         _run(ex, state, pending, in_use, picked, variant, share)
     ex.hints.extend(replica_hints(state, [*pending, *fixed], pod=pod))
+    ex.hints.extend(unbacked_hints(state, pod))
     return ex
 
 

@@ -13,6 +13,7 @@ from drasim.cluster.state import ClusterState
 from drasim.explain.context import Alternative, Context
 from drasim.explain.model import Hint, NodeGroup
 from drasim.explain.probe import NodeFacts
+from drasim.scheduler.backing import unbacked_extended
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
@@ -27,7 +28,43 @@ def node_hints(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
     out += _cel_errors(group)
     out += _pools(group)
     out += _taints(group)
+    out += _all_mode(ctx, nd, group)
     out += _preemption(ctx, nd, group)
+    return out
+
+
+# --- an All-mode request taking what another one needs ---------------------------------------------------
+
+
+def _all_mode(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
+    """Each request fits alone, but an `allocationMode: All` request of the same Allocate call (the same pod)
+    takes every device it matches, some of which another request needs: name the taker."""
+    if group.verdict.status != "unsatisfiable":
+        return []
+    alts = [alt for alts_of_claim in ctx.alts for alts in alts_of_claim for alt in alts if alt.problem is None]
+    out: list[Hint] = []
+    for taker in alts:
+        if taker.mode != "All":
+            continue
+        taken = {c.id for c in nd.usable_by_alt.get((taker.ci, taker.name), ())}
+        if not taken:
+            continue
+        for other in alts:
+            if other is taker or (other.ci == taker.ci and other.base == taker.base):
+                continue
+            usable = [c.id for c in nd.usable_by_alt.get((other.ci, other.name), ())]
+            needed = (len(usable) or 1) if other.mode == "All" else (getattr(other.request, "count", None) or 1)
+            left = sum(1 for d in usable if d not in taken)
+            if len(usable) < needed or left >= needed:
+                continue  # short anyway (the counts say so), or the All request leaves it enough
+            whose = "the same claim" if other.ci == taker.ci else f"claim {claim_ref(taker.claim)}"
+            out.append(Hint("all-mode-takes-devices", (
+                f"request {taker.name} of {whose} has allocationMode All: it takes every one of the {len(taken)} "
+                f"device(s) it matches, including {len(usable) - left} of the {len(usable)} that request "
+                f"{other.name} of claim {claim_ref(other.claim)} could use, which then has {left} left and needs "
+                f"{needed}. Each fits alone; together they do not. Narrow the All request's selectors (or use "
+                "ExactCount), or give the other request devices the All request does not match."),
+                [claim_ref(taker.claim)]))
     return out
 
 
@@ -211,6 +248,19 @@ def _workload(state: ClusterState, claim: ResourceClaim, index: dict[tuple[str, 
     if owner is not None:
         return f"{getattr(owner, 'kind', '')} {ns}/{getattr(owner, 'name', '')} (pod claim {pod_claim})"
     return None
+
+
+def unbacked_hints(state: ClusterState, pod: Pod) -> list[Hint]:
+    """Extended resources the pod requests that nothing backs (no node advertises, no DeviceClass maps)."""
+    if not state.nodes:
+        return []
+    out = []
+    for path, name in unbacked_extended(pod.spec, state.nodes.values(), state.classes):
+        out.append(Hint("extended-resource-unbacked", (
+            f"spec.{path}: no node advertises extended resource {name} and no DeviceClass maps it with "
+            f"extendedResourceName, so \"Insufficient {name}\" cannot change by waiting. Install the device "
+            f"plugin that advertises it, or create a DeviceClass with extendedResourceName: {name}.")))
+    return out
 
 
 def replica_hints(state: ClusterState, claims: Sequence[ResourceClaim], pod: Pod | None = None) -> list[Hint]:

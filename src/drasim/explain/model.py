@@ -20,6 +20,7 @@ __all__ = [
     "Explanation",
     "Hint",
     "NodeGroup",
+    "Placement",
     "PodClaim",
     "PodExplanation",
     "PoolReport",
@@ -216,12 +217,26 @@ class PodClaim:
     state: str
 
 
+@dataclass
+class Placement:
+    """Where the simulation scheduled a pod: its node, the alternatives its claims got, the node's weighted
+    per-plugin scores in that cycle, and the best feasible node that offered a higher `firstAvailable`
+    alternative (None: no node did) with its scores."""
+
+    node: str
+    alternatives: list[str]
+    scores: dict[str, int]
+    higher_node: str | None = None
+    higher_scores: dict[str, int] = field(default_factory=dict)
+
+
 @dataclass(kw_only=True)
 class PodExplanation(Explanation):
     """`explain_pod` / `explain_claims`: the claims of one Allocate call."""
 
     pod: str | None = None
     claims: list[PodClaim] = field(default_factory=list)
+    placement: Placement | None = None
 
 
 @dataclass

@@ -18,6 +18,7 @@ from drasim.explain.model import (
     Explanation,
     Hint,
     NodeGroup,
+    Placement,
     PodExplanation,
 )
 
@@ -186,6 +187,20 @@ def _render_group(console: Console, group: NodeGroup, wide: bool) -> None:
     console.print()
 
 
+def _scores_text(scores: dict[str, int]) -> str:
+    return f"total {sum(scores.values())}: " + ", ".join(f"{k} {v}" for k, v in scores.items() if v) if scores else "-"
+
+
+def _render_placement(console: Console, p: Placement) -> None:
+    console.print(f"  scheduled on {p.node} with {', '.join(p.alternatives) or 'no firstAvailable alternative'}")
+    console.print(f"    its scores: {_scores_text(p.scores)}")
+    if p.higher_node is None:
+        console.print("    no feasible node offered a higher alternative")
+    else:
+        console.print(f"    {p.higher_node} offered a higher alternative: {_scores_text(p.higher_scores)} (the "
+                      "prioritized-list score makes it more likely, not certain)")
+
+
 def render_text(ex: Explanation, console: Console, *, wide: bool = False) -> None:
     """Print the explanation: a header, one block per node group, then the claim-level summary and hints."""
     head = Text(ex.subject[:1].upper() + ex.subject[1:], style="bold")
@@ -200,6 +215,8 @@ def render_text(ex: Explanation, console: Console, *, wide: bool = False) -> Non
                 console.print(f"  claim {pc.claim} ({pc.state})")
             else:
                 console.print(f"  pod claim {pc.name}: {pc.claim or '-'} ({pc.state})")
+    if isinstance(ex, PodExplanation) and ex.placement is not None:
+        _render_placement(console, ex.placement)
     if wide:
         console.print(f"  allocator features: {', '.join(ex.features) or 'none'}")
     for problem in ex.problems:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from drasim.api import core
@@ -11,7 +11,8 @@ from drasim.api.gates import ValidationFeatures
 from drasim.api.meta import ObjectMeta, object_ref
 from drasim.api.profile import ReleaseProfile
 from drasim.cel import DeviceInput, device_input
-from drasim.cluster import ClusterState
+from drasim.cluster import ClusterState, Key
+from drasim.sim.engine import PodRecord
 
 __all__ = [
     "SEVERITIES",
@@ -23,15 +24,15 @@ __all__ = [
     "ref_of",
 ]
 
-SEVERITIES = ("error", "warning")
+SEVERITIES = ("error", "warning", "info")  # info: a rule that could not judge the inputs
 
 Workload = core.Deployment | core.ReplicaSet | core.StatefulSet | core.Job
 
 
 @dataclass(frozen=True, slots=True)
 class LintFinding:
-    """One problem: rule id, `error` or `warning`, the object (`kind/namespace/name`), the field path
-    inside it, a message, and the file the object came from (filled in when known)."""
+    """One problem: rule id, `error`, `warning` or `info` (a note: a rule skipped), the object
+    (`kind/namespace/name`), the field path inside it, a message, and the file the object came from."""
 
     rule: str
     severity: str
@@ -124,7 +125,14 @@ class LintContext:
     profile: ReleaseProfile | None = None  # the release with the user's --feature-gates (None: defaults)
     # The cluster as `drasim simulate` leaves the inputs (computed on first use: only some rules read it).
     settle: Callable[[], ClusterState] | None = None
+    # The same with the DeviceTaintRules, and the simulation's record of each pod.
+    simulate: Callable[[], tuple[ClusterState, Mapping[Key, PodRecord]]] | None = None
+    # Why a pod of the simulated cluster stays Pending, in explain's words (the CLI passes explain's hints).
+    pending_hints: Callable[[ClusterState, tuple[str, str]], list[str]] | None = None
+    # Work several rules share, computed by the first that needs it (rules_cel.selector_pass).
+    memo: dict[str, object] = field(default_factory=dict)
     _cluster: ClusterState | None = None
+    _simulated: tuple[ClusterState, Mapping[Key, PodRecord]] | None = None
 
     @classmethod
     def build(cls, objects: Sequence[object], version: str, features: ValidationFeatures,
@@ -153,8 +161,20 @@ class LintContext:
     def cluster(self) -> ClusterState:
         """The cluster as `drasim simulate` leaves the inputs, simulated once on first use."""
         if self._cluster is None:
-            self._cluster = self.settle() if self.settle is not None else ClusterState.from_objects(self.objects)
+            if not self.taint_rules and self.simulate is not None:
+                self._cluster = self.simulated()[0]  # without taint rules the two simulations are one
+            elif self.settle is not None:
+                self._cluster = self.settle()
+            else:
+                self._cluster = ClusterState.from_objects(self.objects)
         return self._cluster
+
+    def simulated(self) -> tuple[ClusterState, Mapping[Key, PodRecord]]:
+        """The cluster as `drasim simulate` leaves all the inputs, DeviceTaintRules included (`cluster()`
+        leaves them out: the taint rules judge what they would do), and its record of each pod."""
+        if self._simulated is None:
+            self._simulated = self.simulate() if self.simulate is not None else (self.cluster(), {})
+        return self._simulated
 
     def requests(self) -> Iterator[RequestView]:
         """Every request and subrequest of the claims and templates, in object order."""

@@ -9,7 +9,7 @@ from functools import cache
 from drasim.cel.ast import Call, CheckedAst, Comprehension, Const, CreateList, Expr, Ident, Select, decode_checked
 from drasim.cel.env import DEFAULT_ENV, CelEnvironment, cel_env
 
-__all__ = ["Lookup", "SelectorFacts", "selector_facts"]
+__all__ = ["Comparison", "Lookup", "SelectorFacts", "selector_facts"]
 
 # (map kind, domain, name): kind is "attributes" or "capacity".
 NameKey = tuple[str, str, str]
@@ -31,6 +31,26 @@ class Lookup:
 
 
 @dataclass(frozen=True, slots=True)
+class Comparison:
+    """A device entry compared with a constant: `device.capacity["dom"].memory.isGreaterThan(quantity("80Gi"))`
+    is (capacity, dom, memory, ">", "80Gi"). `op` reads with the device entry on its left."""
+
+    kind: str
+    domain: str
+    name: str
+    op: str
+    value: str
+    wrap: str = ""  # "quantity" or "semver" when the constant is one: the comparison goes through compareTo
+
+    def expression(self) -> str:
+        """The comparison alone, as a selector (to tell which part of a selector no device passes)."""
+        entry = f'device.{self.kind}["{self.domain}"].{self.name}'
+        if self.wrap:
+            return f'{entry}.compareTo({self.wrap}("{self.value}")) {self.op} 0'
+        return f"{entry} {self.op} {self.value}"
+
+
+@dataclass(frozen=True, slots=True)
 class SelectorFacts:
     """What lint needs from one selector expression."""
 
@@ -38,6 +58,7 @@ class SelectorFacts:
     drivers: frozenset[str] | None  # what the whole expression requires of device.driver
     # String literals compared with one attribute: (domain, name) -> literals.
     literals: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    comparisons: tuple[Comparison, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +88,7 @@ class _Walker:
         self.ast = ast
         self.lookups: list[Lookup] = []
         self.literals: dict[tuple[str, str], list[str]] = {}
+        self.comparisons: list[Comparison] = []
 
     # --- recognising device lookups -------------------------------------------------------
 
@@ -184,6 +206,7 @@ class _Walker:
                 self.visit(other, ctx.narrowed(None, self.tests(cond, ctx, negated=True)))
                 return
         self._literals(e, ctx)
+        self._compared(e, ctx)
         if type(e) is Comprehension:
             self._comprehension(e, ctx)
             return
@@ -225,6 +248,54 @@ class _Walker:
                 self.literals.setdefault((found[0][1], found[0][2]), []).extend(strings)
 
 
+    def _compared(self, e: Expr, ctx: _Ctx) -> None:
+        """Record a device entry compared with a constant (operators, isGreaterThan/isLessThan, compareTo)."""
+        if type(e) is not Call:
+            return
+        if e.target is not None and e.function in _METHOD_OPS and len(e.args) == 1:
+            self._add_comparison(e.target, _METHOD_OPS[e.function], e.args[0], ctx)
+            return
+        if e.target is not None or e.function not in _OPS or len(e.args) != 2:
+            return
+        a, b = e.args
+        op = _OPS[e.function]
+        for subject, other, flip in ((a, b, False), (b, a, True)):
+            # `x.compareTo(y) >= 0` reads as `x >= y`.
+            if (type(subject) is Call and subject.target is not None and subject.function == "compareTo"
+                    and len(subject.args) == 1 and type(other) is Const and other.value == 0):
+                self._add_comparison(subject.target, _FLIPPED[op] if flip else op, subject.args[0], ctx)
+                return
+            if self._add_comparison(subject, _FLIPPED[op] if flip else op, other, ctx):
+                return
+
+    def _add_comparison(self, subject: Expr, op: str, other: Expr, ctx: _Ctx) -> bool:
+        found = self.lookup(subject, ctx)
+        text = _constant_text(other)
+        if found is None or found[1] != "get" or text is None:
+            return False
+        kind, domain, name = found[0]
+        wrap = other.function if type(other) is Call else ""
+        self.comparisons.append(Comparison(kind, domain, name, op, text, wrap))
+        return True
+
+
+_OPS = {"_==_": "==", "_!=_": "!=", "_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
+_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_METHOD_OPS = {"isGreaterThan": ">", "isLessThan": "<"}
+
+
+def _constant_text(e: Expr) -> str | None:
+    """A constant as written: `"Flex"`, `3`, or the argument of `quantity("80Gi")` / `semver("1.2.3")`."""
+    if type(e) is Const and type(e.value) in (str, int, bool, float):
+        if type(e.value) is str:
+            return f'"{e.value}"'
+        return str(e.value).lower() if type(e.value) is bool else str(e.value)
+    if (type(e) is Call and e.target is None and e.function in ("quantity", "semver") and len(e.args) == 1
+            and type(e.args[0]) is Const and type(e.args[0].value) is str):
+        return str(e.args[0].value)
+    return None
+
+
 def _flatten(e: Expr, fn: str) -> list[Expr]:
     if type(e) is Call and e.function == fn and e.target is None:
         return [t for a in e.args for t in _flatten(a, fn)]
@@ -251,4 +322,5 @@ def selector_facts(expression: str, env: CelEnvironment = DEFAULT_ENV) -> Select
         tuple(w.lookups),
         w.driver_constraint(ast.expr),
         {k: tuple(v) for k, v in w.literals.items()},
+        tuple(dict.fromkeys(w.comparisons)),
     )

@@ -14,9 +14,16 @@ from drasim.cluster import ClusterState
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
 from drasim.lint.rules_cel import check_mig_profiles, check_selectors
 from drasim.lint.rules_features import check_features
+from drasim.lint.rules_pending import check_pending
+from drasim.lint.rules_requests import (
+    check_classes_exist,
+    check_constraints,
+    check_requests_match,
+    check_unbacked_extended,
+)
 from drasim.lint.rules_taints import check_taint_rules
 from drasim.lint.versions import LINT_VERSIONS, lint_features, normalize_lint_version
-from drasim.sim.settle import settled_state
+from drasim.sim.settle import settled_records, settled_state
 from drasim.sim.timeline import Timeline
 from drasim.validation.admission import Admission
 from drasim.validation.findings import Finding
@@ -91,6 +98,35 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
          "A ResourceSlice with both `sharedCounters` and `devices`.",
          "From 1.35 counter sets must live in slices of their own; 1.34's combined layout is rejected "
          "after an upgrade."),
+    Rule("request-matches-nothing", "error, or warning for one dead firstAvailable alternative among live ones",
+         "A request or `firstAvailable` alternative of a claim or template that no published device matches "
+         "(its class's selectors, then its own), with the selector that leaves none and the nearest miss: the "
+         "values the devices publish against the value the selector needs; or whose selected devices cannot give "
+         "the capacity it requests even when idle. Skipped (a note) without slices.",
+         "The claim can never be allocated and its pod stays Pending forever; a selector copied from a guide "
+         "(memory > 80Gi on H100s publishing 81559Mi, family == 'Flex') is a typical cause."),
+    Rule("constraint-attribute-missing", "error, or warning when only some alternatives are affected",
+         "A `matchAttribute`/`distinctAttribute` constraint on an attribute that none of the devices its "
+         "requests could take publishes.",
+         "The allocator rejects every device without the attribute (MIG partitions publish parentDeviceID, "
+         "not deviceID), so the claim is never allocated."),
+    Rule("device-class-not-found", "error",
+         "A `deviceClassName` (of a request or of one `firstAvailable` alternative) naming no DeviceClass of "
+         "the inputs. Skipped (a note) when the inputs hold no DeviceClass.",
+         "The scheduler cannot allocate the request: the pod stays Pending."),
+    Rule("extended-resource-unbacked", "error",
+         "A container requesting an extended resource (`intel.com/gpu: 1`) that no Node of the inputs "
+         "advertises and no DeviceClass maps with `extendedResourceName` (or its implicit name).",
+         "The pod stays Pending with \"Insufficient <name>\"; nothing says that nothing backs the name."),
+    Rule("pod-pending", "error",
+         "A pod the simulation of the inputs (what `drasim simulate` runs) leaves Pending, per workload and "
+         "scheduler message, with explain's hints. Skipped (a note) when the inputs hold no Node.",
+         "One command answers \"will this work on that fleet\" before anything is applied."),
+    Rule("first-available-fallback", "warning",
+         "Pods of the simulation of the inputs that took a lower `firstAvailable` alternative while a feasible "
+         "node offered a higher one (per workload, with the scores of both nodes).",
+         "The prioritized-list score makes the first alternative more likely, not certain: resource and "
+         "spreading scores can outweigh it, so part of a workload runs on the fallback."),
     Rule("counters-across-pools", "error",
          "A device consuming a counter set that only another pool declares.",
          "Counter sets are per pool; the allocator treats the consuming pool as invalid and allocates "
@@ -240,6 +276,11 @@ _CHECKS: tuple[Callable[[LintContext], list[LintFinding]], ...] = (
     check_mig_profiles,
     check_features,
     check_counters,
+    check_classes_exist,
+    check_requests_match,
+    check_constraints,
+    check_unbacked_extended,
+    check_pending,
 )
 
 
@@ -252,6 +293,7 @@ def lint_objects(
     profile: ReleaseProfile | None = None,
     admission: Admission | None = None,
     timelines: Sequence[Timeline] = (),
+    pending_hints: Callable[[ClusterState, tuple[str, str]], list[str]] | None = None,
 ) -> list[LintFinding]:
     """Every rule of RULES over `objects`, for the default feature gates of Kubernetes `version`.
 
@@ -261,6 +303,9 @@ def lint_objects(
     ones (rejected objects included); `objects` and `sources` are then ignored.
     Rules counting allocations (a taint rule's blast radius) read the cluster as `drasim simulate` leaves
     the objects and `timelines` under the same profile, before the DeviceTaintRules under lint take effect.
+    pod-pending reads the cluster `drasim simulate` leaves all inputs in; `pending_hints(state, pod key)` puts
+    why a pod stays Pending into words (the CLI passes explain's hints).
+    Rules that cannot judge the inputs (no slices, no nodes) add one `info` finding saying so.
     Findings are ordered by object (input order), then path, rule and message: deterministic.
     """
     version = normalize_lint_version(profile.version if profile is not None else version)
@@ -282,6 +327,8 @@ def lint_objects(
         return settled_state(kept, timelines, settle_profile)
 
     ctx = LintContext.build(objects, version, features, profile, settle)
+    ctx.simulate = lambda: settled_records(admitted, timelines, settle_profile)
+    ctx.pending_hints = pending_hints
     found: list[LintFinding] = []
     for check in _CHECKS:
         found.extend(check(ctx))

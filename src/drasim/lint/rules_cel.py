@@ -18,13 +18,13 @@ from drasim.lint.base import DeviceView, LintContext, LintFinding, ref_of
 from drasim.lint.celfacts import Lookup, SelectorFacts, selector_facts
 from drasim.lint.mig import NVIDIA_DRIVER, catalog_profiles, fleet_models
 
-__all__ = ["check_mig_profiles", "check_selectors"]
+__all__ = ["Reach", "SelectorPass", "check_mig_profiles", "check_selectors", "env_of", "selector_pass"]
 
 # Examples of devices named in a message.
 _EXAMPLES = 3
 
 
-def _env(ctx: LintContext) -> CelEnvironment:
+def env_of(ctx: LintContext) -> CelEnvironment:
     # The scheduler compiles in the stored-expressions environment of the release and its gates.
     return stored_environment(ctx.version, ctx.features.list_type_attributes)
 
@@ -149,42 +149,81 @@ def _check_selector(
     return findings, outcome.matched
 
 
-def check_selectors(ctx: LintContext) -> list[LintFinding]:
-    """cel-missing-attribute, cel-runtime-error and class-matches-nothing. Needs published devices:
-    without ResourceSlices among the objects nothing can be judged and nothing is reported."""
+@dataclass
+class Reach:
+    """Which published devices one DeviceClass or request lets through, selector by selector.
+
+    `matched` is None when a selector does not compile (nothing can be said). When it is empty, `blocked`
+    is the selector that left no device (None: the class already let none through) and `before` the
+    devices that reached it."""
+
+    matched: list[DeviceView] | None
+    blocked: int | None = None
+    before: list[DeviceView] = field(default_factory=list)
+
+
+@dataclass
+class SelectorPass:
+    """check_selectors' work, kept for the request-level rules: findings, and the reach of every class
+    (by name) and request (by object and path)."""
+
+    findings: list[LintFinding]
+    classes: dict[str, Reach]
+    requests: dict[tuple[str, str], Reach]
+
+
+def _narrow(obj: str, prefix: str, selectors: Sequence[r.DeviceSelector], reach: list[DeviceView] | None,
+            ctx: LintContext, env: CelEnvironment, out: list[LintFinding]) -> Reach:
+    """Selectors in order, each seeing only the devices the earlier ones matched (as the allocator does)."""
+    result = Reach(reach)
+    for i, sel in enumerate(selectors):
+        expression = _expression(sel)
+        if expression is None or not result.matched:
+            continue
+        before = result.matched
+        found, matched = _check_selector(obj, f"{prefix}[{i}].cel.expression", expression, ctx, env, before)
+        out.extend(found)
+        result = Reach(matched, i, before) if matched is not None and not matched else Reach(matched)
+    return result
+
+
+def selector_pass(ctx: LintContext) -> SelectorPass:
+    """Every class and request selector evaluated on the published devices, once per lint run."""
+    done = ctx.memo.get("selector_pass")
+    if isinstance(done, SelectorPass):
+        return done
+    done = SelectorPass([], {}, {})
+    ctx.memo["selector_pass"] = done
     if not ctx.devices:
-        return []
-    env = _env(ctx)
-    out: list[LintFinding] = []
-    class_matches: dict[str, list[DeviceView] | None] = {}
+        return done
+    env = env_of(ctx)
+    out = done.findings
     for name, cls in ctx.classes.items():
         obj = ref_of(cls)
-        reach: list[DeviceView] | None = ctx.devices
-        # Class selectors run in order; a later one only sees devices the earlier ones matched.
-        for i, sel in enumerate(cls.spec.selectors):
-            expression = _expression(sel)
-            if expression is None or reach is None:
-                continue
-            found, reach = _check_selector(obj, f"spec.selectors[{i}].cel.expression", expression, ctx, env, reach)
-            out.extend(found)
-        class_matches[name] = reach
-        if reach is not None and not reach:
+        reach = _narrow(obj, "spec.selectors", cls.spec.selectors, ctx.devices, ctx, env, out)
+        done.classes[name] = reach
+        if reach.matched is not None and not reach.matched:
             out.append(LintFinding(
                 "class-matches-nothing", "warning", obj, "spec.selectors",
                 f"no published device matches this class (checked the {_devices_text(ctx.devices)}): "
                 "requests for it cannot be allocated",
             ))
     for req in ctx.requests():
-        reach = class_matches.get(req.class_name)
-        for j, sel in enumerate(req.selectors):
-            expression = _expression(sel)
-            if expression is None or not reach:
-                continue
-            found, reach = _check_selector(
-                req.obj, f"{req.path}.selectors[{j}].cel.expression", expression, ctx, env, reach
-            )
-            out.extend(found)
-    return out
+        cls_reach = done.classes.get(req.class_name)
+        if cls_reach is None:
+            continue  # no such class: device-class-not-found
+        if not cls_reach.matched:
+            done.requests[(req.obj, req.path)] = cls_reach if cls_reach.matched is not None else Reach(None)
+            continue
+        done.requests[(req.obj, req.path)] = _narrow(
+            req.obj, f"{req.path}.selectors", req.selectors, cls_reach.matched, ctx, env, out)
+    return done
+
+
+def check_selectors(ctx: LintContext) -> list[LintFinding]:
+    """cel-missing-attribute, cel-runtime-error and class-matches-nothing. Needs published devices:
+    without ResourceSlices among the objects nothing can be judged and nothing is reported."""
+    return selector_pass(ctx).findings
 
 
 def _all_expressions(ctx: LintContext) -> Iterator[tuple[str, str, str]]:
@@ -206,7 +245,7 @@ def check_mig_profiles(ctx: LintContext) -> list[LintFinding]:
     The fleet is the `productName` of the gpu.nvidia.com devices in the slices; its profiles come from
     the bundled NVIDIA catalog, plus any `profile` a device actually publishes. Without NVIDIA slices
     (or when no model is in the catalog) a literal is checked against every model of the catalog."""
-    env = _env(ctx)
+    env = env_of(ctx)
     literals: list[tuple[str, str, str]] = []  # (object, path, literal)
     for obj, path, expression in _all_expressions(ctx):
         facts = selector_facts(expression, env)

@@ -103,7 +103,29 @@ class PodRecord:
     scheduled_at: datetime | None = None
     last: ScheduleResult | None = None
     chosen: dict[Key, list[str]] = field(default_factory=dict)  # claim -> chosen request names (req/sub)
+    # The best feasible node of the binding cycle whose DynamicResources score (the firstAvailable rank it
+    # offered) beat the chosen node's: the pod took a lower alternative while a higher one was feasible.
+    higher_on: str | None = None
+    # Weighted per-plugin scores of the chosen node and of `higher_on` in that cycle (explain shows them).
+    node_scores: dict[str, int] = field(default_factory=dict)
+    higher_scores: dict[str, int] = field(default_factory=dict)
     ended: str | None = None  # Succeeded / Failed / Evicted / Deleted
+
+
+def placement_scores(result: ScheduleResult) -> tuple[dict[str, int], str | None, dict[str, int]]:
+    """The chosen node's weighted plugin scores, and the first feasible node (scan order) with the highest
+    DynamicResources score when that beats the chosen node's, with its scores: there the claims' prioritized-list
+    rank was higher, yet the other plugins' scores won. Read before the ranking is compacted."""
+    ranking = result.ranking
+    if ranking is None or result.node is None or result.node not in ranking.feasible:
+        return {}, None, {}
+    mine = ranking.plugins[ranking.classes[ranking.feasible.index(result.node)]]
+    best = max((p.get(PLUGIN, 0) for p in ranking.plugins.values()), default=0)
+    if best > mine.get(PLUGIN, 0):
+        for node, cid in zip(ranking.feasible, ranking.classes, strict=True):
+            if ranking.plugins[cid].get(PLUGIN, 0) == best:
+                return dict(mine), node, dict(ranking.plugins[cid])
+    return dict(mine), None, {}
 
 
 @dataclass
@@ -260,6 +282,7 @@ class Simulation:
                 record = self.pods.setdefault(key, PodRecord(key=key))
                 record.attempts += 1
                 record.last = result
+                record.node_scores, record.higher_on, record.higher_scores = placement_scores(result)
                 result.compact(SCORES_KEPT)
                 record.status = result.status
                 record.message = result.message

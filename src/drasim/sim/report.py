@@ -36,6 +36,7 @@ class PodLine:
     # The last scheduling cycle's scores, best first: (node, total, weighted score per plugin).
     score_plugins: list[tuple[str, int, dict[str, int]]] = field(default_factory=list)
     conditions: list[tuple[str, str, str, str]] = field(default_factory=list)  # (type, status, reason, message)
+    higher_on: str = ""  # a feasible node that offered a higher firstAvailable alternative (engine.PodRecord)
 
 
 @dataclass
@@ -44,11 +45,17 @@ class WorkloadMix:
     replicas: int
     placed: int
     mix: Counter[str]  # "gpu/h100" -> count (one entry per pod: the sorted set of chosen alternatives)
+    # Placed replicas that got a lower alternative while a node offering a higher one was feasible.
+    lower_while_higher: int = 0
 
     def line(self) -> str:
         parts = ", ".join(f"{n} {alt}" for alt, n in sorted(self.mix.items(), key=lambda kv: (-kv[1], kv[0])))
         pending = self.replicas - self.placed
         tail = f", {pending} pending" if pending else ""
+        if self.lower_while_higher:
+            # The prioritized-list score makes a higher alternative more likely, not certain (spec §5.5).
+            tail += (f"; {self.lower_while_higher} took a lower alternative while a node offering a higher one "
+                     "was feasible (other scores outweighed it)")
         return f"{self.workload}: {self.replicas} replicas — {parts or 'none placed'}{tail}"
 
 
@@ -61,7 +68,8 @@ class PoolUsage:
     counters: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)  # "set/counter" -> (used, total)
 
 
-def _owner_chain(state: ClusterState, pod: Pod) -> str:
+def owner_chain(state: ClusterState, pod: Pod) -> str:
+    """`Kind/name` of the pod's top-level controller (a ReplicaSet's Deployment), or "" for a bare pod."""
     by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
     ref = next((o for o in pod.metadata.owner_references if o.controller), None)
     label = ""
@@ -140,9 +148,11 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
         else:
             status = "Pending"
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=_owner_chain(state, pod))
+                       workload=owner_chain(state, pod))
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
+        elif pod.spec.node_name and record.higher_on:
+            line.higher_on = record.higher_on
         if record.last is not None and record.last.ranking is not None:
             line.scores = [(s.node, s.total) for s in record.last.top_scores(3)]
             line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.top_scores(SCORES_KEPT)]
@@ -164,6 +174,7 @@ def workload_mix(lines: list[PodLine]) -> list[WorkloadMix]:
         if line.node:
             mix.placed += 1
             mix.mix[mix_label(line.claims)] += 1
+            mix.lower_while_higher += bool(line.higher_on)
     return sorted(mixes.values(), key=lambda m: m.workload)
 
 

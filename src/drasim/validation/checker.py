@@ -502,6 +502,30 @@ class Checker:
             self.dns_subdomain(meta.name, "metadata.name")
         if namespaced and meta.namespace:
             self.dns_label(meta.namespace, "metadata.namespace")
+        self.owner_references(meta)
+
+    def owner_references(self, meta: ObjectMeta) -> None:
+        """apimachinery's ValidateOwnerReferences (api/validation/objectmeta.go, v1.36.0): every reference
+        names apiVersion (with a version), kind, name and uid; at most one is the controller. Its field
+        path has no index, as upstream's."""
+        path = "metadata.ownerReferences"
+        controller = ""
+        for ref in meta.owner_references:
+            group, slash, version = ref.api_version.rpartition("/")
+            if not (version if slash and "/" not in group else ref.api_version if not slash else ""):
+                self.invalid(f"{path}.apiVersion", ref.api_version, "version must not be empty")
+            for name, value in (("kind", ref.kind), ("name", ref.name), ("uid", ref.uid)):
+                if not value:
+                    self.invalid(f"{path}.{name}", value, "must not be empty")
+            if ref.api_version == "v1" and ref.kind == "Event":
+                self.add(path, "Invalid", "/v1, Kind=Event is disallowed from being an owner")
+            if ref.controller:
+                current = f"{ref.kind}/{ref.name}"
+                if controller:
+                    self.add(path, "Invalid", 'Only one reference can have Controller set to true. Found "true" in '
+                                              f"references for {controller} and {current}")
+                else:
+                    controller = current
 
 
 
