@@ -47,7 +47,7 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
         click.echo(f"warning: {w}", err=True)
     options = simulation_options(profile, seed=seed)
     result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
-                      source=workload_path, owned=True)
+                      source=workload_path)
     if output != "table":
         emit(result.to_dict(), output)
     else:

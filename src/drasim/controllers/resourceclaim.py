@@ -45,6 +45,7 @@ __all__ = [
     "is_owned_by",
     "is_reserved_for",
     "pod_done",
+    "referenced_pod_uids",
     "sync",
     "sync_claim",
     "sync_pod",
@@ -112,6 +113,12 @@ def _referenced_uids(state: ClusterState) -> tuple[set[str], dict[Key, set[str]]
             uids.add(uid)
             by_pod.setdefault((ns, name), set()).add(uid)
     return uids, by_pod
+
+
+def referenced_pod_uids(state: ClusterState) -> set[str]:
+    """Every pod UID in use or named by a claim (what `fresh_pod_uid` avoids; pass it as `taken` when
+    creating many pods, adding each new UID)."""
+    return _referenced_uids(state)[0]
 
 
 def fresh_pod_uid(state: ClusterState, namespace: str, name: str, *, seed: int = 0,
