@@ -19,6 +19,7 @@ from drasim.scheduler import ScheduleResult
 from drasim.sim.engine import Simulation, SimulationOptions, SimulationResult
 from drasim.sim.report import claim_lines, mix_label
 from drasim.sim.timeline import RUN_FOR_ANNOTATION, Apply, Timeline, execute, parse_duration
+from drasim.sim.workloads import MAX_WORKLOAD_PODS
 
 WORKLOAD_KINDS = (Pod, Deployment, ReplicaSet, StatefulSet, Job)
 DEFAULT_MAX = 1000
@@ -119,8 +120,9 @@ def capacity(objects: Sequence[Any], workload: Sequence[Any], *, timelines: Sequ
     one the same message. A batch that cannot be read that way (fewer pods than replicas, a pod gone, the
     failed replica's cycle tried twice or freeing devices) is run again from the start, one at a time from
     that batch on. `objects` are never changed (the search may have to run the simulation twice)."""
-    if max_replicas < 0:
-        raise InputError(f"--max must be at least 0, got {max_replicas}")
+    if not 0 <= max_replicas <= MAX_WORKLOAD_PODS:
+        raise InputError(f"--max must be between 0 and {MAX_WORKLOAD_PODS:,} (pods a simulation takes from "
+                         f"workloads), got {max_replicas}")
     subject, extras = split_workload(workload, source)
     one_by_one_from: int | None = None
     while True:
