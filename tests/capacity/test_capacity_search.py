@@ -127,15 +127,15 @@ def one_at_a_time(objects: Sequence[Any], workload: Sequence[Any], max_replicas:
 @given(h100=st.integers(0, 3), a100=st.integers(0, 2), gpus=st.integers(1, 4), base=st.integers(0, 3),
        kind=st.sampled_from(["Deployment", "ReplicaSet", "StatefulSet", "Job", "Pod"]),
        cpu=st.sampled_from(["1", "30", "90"]), claims=st.booleans(), in_cluster=st.booleans(),
-       pending=st.booleans(), max_replicas=st.integers(0, 30))
+       pending=st.booleans(), changed=st.booleans(), max_replicas=st.integers(0, 30))
 def test_search_equals_the_one_at_a_time_loop(h100: int, a100: int, gpus: int, base: int, kind: str, cpu: str,
-                                              claims: bool, in_cluster: bool, pending: bool,
+                                              claims: bool, in_cluster: bool, pending: bool, changed: bool,
                                               max_replicas: int) -> None:
     if h100 + a100 == 0:
         h100 = 1
     cluster = [*_fleet(h100, a100, gpus), *_decode(TEMPLATE)]
-    if in_cluster:
-        cluster += _decode(_subject(kind, base, cpu, claims))
+    if in_cluster:  # `changed`: the file's template differs, so the first replica replaces the ReplicaSet
+        cluster += _decode(_subject(kind, base, "2" if changed else cpu, claims))
     if pending:  # a pod that never fits: every round retries it, so replicas go one at a time
         cluster += _decode({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "huge", "namespace": "default"},
                             "spec": {"containers": [{"name": "c", "image": "x",

@@ -83,7 +83,7 @@ def test_simulate_exits_2_naming_the_object(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(SystemExit) as info:
         main()
     assert info.value.code == 2
-    assert "Deployment/ml/web: spec.replicas: Invalid value: 2147483647" in capsys.readouterr().err
+    assert f"{path}: Deployment/ml/web: spec.replicas: Invalid value: 2147483647" in capsys.readouterr().err
 
 
 def test_capacity_max_beyond_the_limit(tmp_path: Path) -> None:

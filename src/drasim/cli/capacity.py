@@ -9,6 +9,7 @@ from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import filename_option, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.simulate import load_inputs
+from drasim.errors import DrasimError
 from drasim.sim.capacity import DEFAULT_MAX, capacity
 from drasim.sim.settle import simulation_options
 from drasim.sim.workloads import MAX_WORKLOAD_PODS
@@ -47,8 +48,11 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
     for w in [*warnings, *workload_warnings]:
         click.echo(f"warning: {w}", err=True)
     options = simulation_options(profile, seed=seed)
-    result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
-                      source=workload_path)
+    try:
+        result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
+                          source=workload_path)
+    except DrasimError as err:
+        raise inputs.locate(err) from None
     if output != "table":
         emit(result.to_dict(), output)
     else:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from drasim.errors import InputError
+from drasim.errors import DrasimError, InputError
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -231,4 +231,7 @@ def settled_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
     from drasim.sim.settle import settled_state
 
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
-    return settled_state(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True), inputs
+    try:
+        return settled_state(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True), inputs
+    except DrasimError as err:
+        raise inputs.locate(err) from None
