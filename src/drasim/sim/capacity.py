@@ -124,12 +124,13 @@ def capacity(objects: Sequence[Any], workload: Sequence[Any], *, timelines: Sequ
         raise InputError(f"--max must be between 0 and {MAX_WORKLOAD_PODS:,} (pods a simulation takes from "
                          f"workloads), got {max_replicas}")
     subject, extras = split_workload(workload, source)
-    one_by_one_from: int | None = None
-    while True:
-        outcome = _grow(objects, timelines, options, subject, extras, max_replicas, one_by_one_from)
-        if isinstance(outcome, CapacityResult):
-            return outcome
-        one_by_one_from = outcome
+    outcome = _grow(objects, timelines, options, subject, extras, max_replicas, None)
+    if isinstance(outcome, int):  # one at a time from the batch that could not be read
+        outcome = _grow(objects, timelines, options, subject, extras, max_replicas, outcome)
+    if isinstance(outcome, int):  # not expected (the batches before it were read the first time): the loop
+        outcome = _grow(objects, timelines, options, subject, extras, max_replicas, 1)
+    assert isinstance(outcome, CapacityResult)  # one_by_one_from=1 tries no batch
+    return outcome
 
 
 def _batchable(sim: Simulation, result: SimulationResult, subject: Any) -> bool:
