@@ -12,6 +12,7 @@ from drasim.allocator import DeviceID
 from drasim.api.core import Pod
 from drasim.cluster import ClusterState, Key, key_of
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
+from drasim.sim.workloads import Workload
 
 
 @dataclass
@@ -61,8 +62,8 @@ class PoolUsage:
     counters: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)  # "set/counter" -> (used, total)
 
 
-def _owner_chain(state: ClusterState, pod: Pod) -> str:
-    by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
+def _owner_chain(by_uid: dict[str, Workload], pod: Pod) -> str:
+    """`Kind/name` of the top controller (`by_uid`: the workloads by UID, built once per report)."""
     ref = next((o for o in pod.metadata.owner_references if o.controller), None)
     label = ""
     seen: set[str] = set()
@@ -126,6 +127,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name."""
     state = result.state
     lines: list[PodLine] = []
+    by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
     for key in sorted(result.pods):
         record = result.pods[key]
         pod = state.pods.get(key)
@@ -140,7 +142,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
         else:
             status = "Pending"
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=_owner_chain(state, pod))
+                       workload=_owner_chain(by_uid, pod))
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         if record.last is not None and record.last.ranking is not None:

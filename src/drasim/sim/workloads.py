@@ -119,9 +119,14 @@ class WorkloadController:
             if w.metadata.creation_timestamp is None:
                 w.metadata.creation_timestamp = state.now
             self.seen.add(_wkey(w))
+        # ReplicaSets by the Deployment controlling them, found once: a scan per Deployment was quadratic.
+        replicasets: dict[tuple[str | None, str], list[ReplicaSet]] = {}
+        for w in state.workloads:
+            if isinstance(w, ReplicaSet) and (o := _controller(w)) is not None and o.kind == "Deployment":
+                replicasets.setdefault((w.metadata.namespace, o.name), []).append(w)
         for w in list(state.workloads):
             if isinstance(w, Deployment):
-                events += self._deployment(state, w)
+                events += self._deployment(state, w, replicasets.get((w.metadata.namespace, w.metadata.name), []))
         events += self._collect_garbage(state)
         owned = self._owned_pods(state)
         for w in list(state.workloads):
@@ -213,15 +218,13 @@ class WorkloadController:
 
     # --- kinds ----------------------------------------------------------------------------------
 
-    def _deployment(self, state: ClusterState, d: Deployment) -> list[Event]:
+    def _deployment(self, state: ClusterState, d: Deployment, candidates: list[ReplicaSet]) -> list[Event]:
         events: list[Event] = []
         ns = d.metadata.namespace or "default"
         replicas = 1 if d.spec.replicas is None else d.spec.replicas
         phash = pod_template_hash(d.spec.template)
         rs_name = f"{d.metadata.name}-{phash}"
-        mine = [w for w in state.workloads if isinstance(w, ReplicaSet) and w.metadata.namespace == ns
-                and (o := _controller(w)) is not None and o.kind == "Deployment"
-                and o.name == d.metadata.name and o.uid == d.metadata.uid]
+        mine = [w for w in candidates if (o := _controller(w)) is not None and o.uid == d.metadata.uid]
         current = next((w for w in mine if w.metadata.name == rs_name), None)
         for old in mine:
             if old is not current:
