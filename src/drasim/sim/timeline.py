@@ -58,7 +58,7 @@ from drasim.api.resource import AllocatedDeviceStatus, DeviceTaintRule, Resource
 from drasim.cluster.clock import later
 from drasim.cluster.state import ClusterState
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
-from drasim.controllers.resourceclaim import fresh_pod_uid, referenced_pod_uids
+from drasim.controllers.resourceclaim import FreshPodUids
 from drasim.errors import InputError
 
 __all__ = [
@@ -478,32 +478,7 @@ def _stamp_taints(obj: DeviceTaintRule | ResourceSlice, old: Any, now: datetime)
                 taint.time_added = before.get((device.name, taint.key, taint.value, taint.effect)) or now
 
 
-class _TakenUids:
-    """The pod UIDs a new pod must not get (`referenced_pod_uids`), computed once per apply and kept up to date
-    while new pods arrive: computed per pod, an apply of N pods took time quadratic in N."""
-
-    def __init__(self, state: ClusterState) -> None:
-        self.state = state
-        self.uids: set[str] | None = None
-
-    def fresh(self, namespace: str, name: str, seed: int) -> str:
-        if self.uids is None:
-            self.uids = referenced_pod_uids(self.state)
-        return fresh_pod_uid(self.state, namespace, name, seed=seed, taken=self.uids)
-
-    def applied(self, obj: Any, replaced: bool) -> None:
-        """Account for an object just stored: a new pod adds its UID; a replaced pod or any claim may take
-        UIDs away or name others, so the set is computed afresh when next needed."""
-        if self.uids is None:
-            return
-        if isinstance(obj, Pod) and not replaced:
-            if obj.metadata.uid:
-                self.uids.add(obj.metadata.uid)
-        elif isinstance(obj, Pod | ResourceClaim):
-            self.uids = None
-
-
-def _apply_one(state: ClusterState, obj: Any, seed: int, taken: _TakenUids) -> Event:
+def _apply_one(state: ClusterState, obj: Any, seed: int, taken: FreshPodUids) -> Event:
     obj = clone(obj)  # a timeline can run more than once
     meta = obj.metadata
     if getattr(obj, "NAMESPACED", False) and not meta.namespace:
@@ -534,7 +509,7 @@ def _apply_one(state: ClusterState, obj: Any, seed: int, taken: _TakenUids) -> E
             state.workloads.append(obj)
     else:
         state.add(obj)
-        taken.applied(obj, replaced=old is not None)
+        taken.stored(obj, replaced=old is not None)
     return Event(state.now, NORMAL, ref(obj), "Applied", "configured" if old is not None else "created")
 
 
@@ -596,7 +571,7 @@ def execute(state: ClusterState, action: Action, *, seed: int = 0) -> list[Event
         if action.file is not None and not action.objects:
             raise InputError("the file of this apply action was not read: call resolve_files first",
                              source=action.file)
-        taken = _TakenUids(state)
+        taken = FreshPodUids(state)
         return [_apply_one(state, obj, seed, taken) for obj in action.objects]
     if isinstance(action, Delete):
         return [_delete(state, action)]
