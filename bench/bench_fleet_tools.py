@@ -1,15 +1,15 @@
-"""The toolkit at fleet scale (issue #16): whole `drasim` processes, CPU seconds, on 5,000 nodes x 10 GPUs.
+"""The toolkit at fleet scale (issues #16, #27): whole `drasim` processes, CPU seconds, on the 5,000-node fleet
+`drasim fleet --nodes h100:4000 --nodes a100-80gb:mig-dynamic:200 --nodes h200:800` with one pod.
 
-`explain pod` for a claim of 12 GPUs, `validate`, `lint`, and `drasim --help` / `--version`; each figure
-beside its target. The fleet is generated once per run by `drasim fleet` into a temporary directory, with
-a parse cache of its own there: the first command on the YAML fleet parses it (cold), the next ones read
-the parse cache (warm), as a user's second command on the same fleet does.
+`validate`, `lint`, `explain pod` and `simulate`, each from the fleet's YAML on first read (no parse cache)
+and from one JSON List; `validate` again from the parse cache (warm, as a user's second command); and
+`drasim --help` / `--version`. The fleet commands need `--large` from `bench/run.py` (they take minutes);
+run directly, they always run. `DRASIM_BENCH_FLEET_NODES` scales the fleet (default 5000).
 """
 
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -17,69 +17,82 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import installed_env, report
+from common import calibration_factor, installed_env, report, run_drasim
 
 NODES = int(os.environ.get("DRASIM_BENCH_FLEET_NODES", "5000"))
+GROUPS = (("h100", 0.8), ("a100-80gb:mig-dynamic", 0.04), ("h200", 0.16))
+TARGET_JSON_CPU_S = 3.0
+TARGET_YAML_CPU_S = 6.0
 ENV = installed_env()
 POD = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
-metadata: {name: twelve-gpus, namespace: default}
+metadata: {name: two-gpus, namespace: default}
 spec:
   spec:
     devices:
       requests:
       - name: gpus
-        exactly: {deviceClassName: gpu.nvidia.com, count: 12}
+        exactly: {deviceClassName: gpu.nvidia.com, count: 2}
 ---
 apiVersion: v1
 kind: Pod
-metadata: {name: big-training, namespace: default}
+metadata: {name: p, namespace: default}
 spec:
   containers: [{name: c}]
-  resourceClaims: [{name: gpus, resourceClaimTemplateName: twelve-gpus}]
+  resourceClaims: [{name: gpus, resourceClaimTemplateName: two-gpus}]
 """
 
 
-def _cpu(*args: str, cache: str = "off") -> float:
-    """CPU seconds (user + system) of one `drasim` process (`cache`: its parse cache directory)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "drasim.cli.main", *args], check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**ENV, "DRASIM_CACHE_DIR": cache})
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def _fleet_args() -> list[str]:
+    args = []
+    for model, share in GROUPS:
+        args += ["--nodes", f"{model}:{max(1, round(NODES * share))}"]
+    return args
+
+
+def _cpu(*args: str, cache: str = "off") -> tuple[float, float]:
+    """(CPU seconds, calibration factor taken just before) of one `drasim` process (`cache`: its parse cache)."""
+    factor = calibration_factor()
+    return run_drasim(*args, env={**ENV, "DRASIM_CACHE_DIR": cache}).cpu, factor
 
 
 def main() -> None:
-    print(f"== toolkit at fleet scale (whole process, CPU seconds; {NODES} nodes x 10 GPUs)")
-    report("drasim --help", _cpu("--help"), "s", 0.3)
-    report("drasim --version", _cpu("--version"), "s", 0.3)
+    direct = sys.argv[0].endswith("bench_fleet_tools.py")
+    print(f"== toolkit at fleet scale (whole process, CPU seconds; {NODES:,} nodes: {' '.join(_fleet_args())})")
+    for args in (["--help"], ["--version"]):
+        cpu, factor = _cpu(*args)
+        report(f"drasim {args[0]}", cpu, "CPU-s", 0.3, factor=factor)
+    if not direct and "--large" not in sys.argv:
+        print("(run with --large for validate, lint, explain and simulate on the fleet)")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         fleet = os.path.join(tmp, "fleet")
-        subprocess.run([sys.executable, "-m", "drasim.cli.main", "fleet", "--nodes", f"h100:{NODES}",
-                        "--gpus-per-node", "10", "--output-dir", fleet], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        pod = os.path.join(tmp, "pod.yaml")
-        Path(pod).write_text(POD)
-        cache = os.path.join(tmp, "cache")
-        report("validate -f FLEET (cold: YAML parsed)", _cpu("validate", "-f", fleet, cache=cache), "s", 3.0)
-        report("validate -f FLEET (warm: parse cache)", _cpu("validate", "-f", fleet, cache=cache), "s", 3.0)
-        report("lint -f FLEET (warm)", _cpu("lint", "-f", fleet, cache=cache), "s", 3.0)
-        # With a workload, lint's request rules and pod-pending (the simulation, then explain for the pod
-        # the 12-GPU claim leaves Pending) run too: what "will this work on that fleet" costs.
-        report("lint -f FLEET -f POD (warm; pod-pending)", _cpu("lint", "-f", fleet, "-f", pod, cache=cache), "s",
-               8.0)
-        # The same fleet as one JSON List: no YAML parsing at all.
+        subprocess.run([sys.executable, "-m", "drasim.cli.main", "fleet", *_fleet_args(), "--output-dir", fleet],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
         fleet_json = os.path.join(tmp, "fleet.json")
         with open(fleet_json, "wb") as out:
-            subprocess.run([sys.executable, "-m", "drasim.cli.main", "fleet", "--nodes", f"h100:{NODES}",
-                            "--gpus-per-node", "10", "-o", "json"], check=True, stdout=out,
-                           stderr=subprocess.DEVNULL)
-        report("validate -f FLEET.json", _cpu("validate", "-f", fleet_json), "s", 3.0)
-        report("lint -f FLEET.json", _cpu("lint", "-f", fleet_json), "s", 3.0)
-        report("explain pod (12 GPUs) -f FLEET (warm)", _cpu("explain", "pod", "default/big-training", "-f",
-                                                             fleet, "-f", pod, cache=cache), "s", 5.0)
-        report("explain pod (12 GPUs) -f FLEET.json", _cpu("explain", "pod", "default/big-training", "-f",
-                                                           fleet_json, "-f", pod), "s", 5.0)
+            subprocess.run([sys.executable, "-m", "drasim.cli.main", "fleet", *_fleet_args(), "-o", "json"],
+                           check=True, stdout=out, stderr=subprocess.DEVNULL, env=ENV)
+        pod = os.path.join(tmp, "pod.yaml")
+        Path(pod).write_text(POD)
+        commands = {
+            "validate": ["validate"],
+            "lint": ["lint"],
+            # lint with a workload: the request rules and pod-pending (the simulation, and explain for a
+            # pod it leaves Pending) run too: what "will this work on that fleet" costs.
+            "lint -f POD": ["lint", "-f", pod],
+            "explain pod/p": ["explain", "pod/p", "-f", pod],
+            "simulate": ["simulate", "-o", "json", "-f", pod],
+        }
+        for name, args in commands.items():
+            cpu, factor = _cpu(*args, "-f", fleet)
+            report(f"{name} -f FLEET (YAML, first read)", cpu, "CPU-s", TARGET_YAML_CPU_S, factor=factor)
+            cpu, factor = _cpu(*args, "-f", fleet_json)
+            report(f"{name} -f FLEET.json", cpu, "CPU-s", TARGET_JSON_CPU_S, factor=factor)
+        cache = os.path.join(tmp, "cache")
+        _cpu("validate", "-f", fleet, cache=cache)  # fills the parse cache
+        cpu, factor = _cpu("validate", "-f", fleet, cache=cache)
+        report("validate -f FLEET (YAML, from the parse cache)", cpu, "CPU-s", TARGET_JSON_CPU_S, factor=factor)
 
 
 if __name__ == "__main__":

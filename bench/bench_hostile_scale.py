@@ -8,14 +8,13 @@ Slow (about 10 minutes of CPU): `python bench/run.py --hostile-scale` or `python
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import report
+from common import report, run_drasim
 
 GPUS_PER_NODE = 8
 TARGET_CPU_S = 20.0  # issue 11's limit per command
@@ -24,14 +23,10 @@ TARGET_MB = 2048.0
 
 def run_cli(*args: str, stdout: Any = subprocess.DEVNULL) -> tuple[float, float, int]:
     """(CPU seconds, peak RSS MB, exit code) of one `drasim` process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "drasim.cli.main", *args], stdout=stdout,
-                          stderr=subprocess.PIPE, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if proc.returncode not in (0, 1):
-        print(f"  drasim {' '.join(args)}: exit {proc.returncode}: {proc.stderr.decode()[-400:]}")
-    return cpu, after.ru_maxrss / 1024, proc.returncode
+    run = run_drasim(*args, stdout=stdout, check=False)
+    if run.code not in (0, 1):
+        print(f"  drasim {' '.join(args)}: exit {run.code}: {run.stderr[-400:]}")
+    return run.cpu, run.peak_mb, run.code
 
 
 def _write_list(path: Path, items: list[dict[str, Any]]) -> None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import compileall
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -28,14 +32,87 @@ def median_us(samples: list[float]) -> float:
     return statistics.median(samples) * 1e6
 
 
+def _num(value: float) -> str:
+    return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
+
+
 def report(name: str, value: float, unit: str, target: float | None = None, *, lower_is_better: bool = True,
-           reference: str = "") -> None:
-    """One line: figure, unit, and the ratio to the target (>= 1.0 means the target is met)."""
+           reference: str = "", factor: float | None = None) -> None:
+    """One line: figure, unit, and the ratio to the target (>= 1.0 means the target is met). With `factor`
+    (`calibration_factor()` taken just before the figure) the figure is also shown calibrated: CPU seconds
+    divided by it, rates multiplied by it, as on the reference machine; the ratio uses the calibrated one."""
+    shown = value
+    calibrated = ""
+    if factor is not None:
+        shown = value / factor if lower_is_better else value * factor
+        calibrated = f" (calibrated {_num(shown)})"
     ratio = ""
-    if target is not None and value > 0:
-        r = target / value if lower_is_better else value / target
-        ratio = f"  ratio to target {r:5.2f}x ({'met' if r >= 1 else 'NOT met'}; target {target:g} {unit})"
-    print(f"{name:<58} {value:>12.1f} {unit}{ratio}{reference}")
+    if target is not None and shown > 0:
+        r = target / shown if lower_is_better else shown / target
+        ratio = f"  ratio to target {r:5.2f}x ({'met' if r >= 1 else 'NOT met'}; target {target:.4g} {unit})"
+    print(f"{name:<64} {_num(value):>10} {unit}{calibrated}{ratio}{reference}")
+
+
+# --- calibration ---------------------------------------------------------------------------------------
+# CPU seconds are what a process needs, yet a loaded machine stretches them (shared caches, SMT siblings,
+# frequency). A fixed pure-Python loop, timed in this process right before a figure, says by how much:
+# CALIBRATION_REFERENCE_S is its fastest of nine timings on this project's 2-core bench machine (CPython
+# 3.11); a figure taken while the loop runs 1.3x slower is divided (or a rate multiplied) by 1.3.
+CALIBRATION_REFERENCE_S = 0.175
+
+
+def calibration_loop() -> int:
+    """Fixed work of the kinds drasim does most: dict lookups, small tuples and strings, sorting."""
+    counts: dict[str, int] = {}
+    rows: list[tuple[int, str]] = []
+    for i in range(250_000):
+        key = f"node-{i % 1009}"
+        counts[key] = counts.get(key, 0) + (i & 7)
+        if i % 3 == 0:
+            rows.append((i % 97, key))
+    rows.sort()
+    return sum(counts.values()) + len(rows)
+
+
+def calibration_seconds(repeat: int = 3) -> float:
+    """The median CPU seconds (this process) of `calibration_loop`."""
+    samples = []
+    for _ in range(repeat):
+        t = time.process_time()
+        calibration_loop()
+        samples.append(time.process_time() - t)
+    return statistics.median(samples)
+
+
+def calibration_factor() -> float:
+    """How much slower than the reference this machine runs pure Python right now (1.0: as quiet)."""
+    return calibration_seconds() / CALIBRATION_REFERENCE_S
+
+
+@dataclass(frozen=True)
+class Process:
+    """One measured process: CPU seconds (user + system), peak RSS and exit code."""
+
+    cpu: float
+    peak_mb: float
+    code: int
+    stderr: str
+
+
+def run_drasim(*args: str, env: dict[str, str] | None = None, stdout: Any = subprocess.DEVNULL,
+               check: bool = True) -> Process:
+    """Run one `drasim` process and measure it alone (`os.wait4`: this child's own usage, not the largest
+    child so far). With `check`, an exit code other than 0 or 1 is an error."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-m", "drasim.cli.main", *args], stdout=stdout, stderr=err,
+                                env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    if check and proc.returncode not in (0, 1):
+        raise RuntimeError(f"drasim {' '.join(args)}: exit {proc.returncode}: {text[-600:]}")
+    return Process(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, text)
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -21,13 +21,9 @@ def _dump(docs: list[dict[str, Any]], path: Path) -> Path:
     return path
 
 
-def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
-    """Upstream scheduler_perf's `SchedulingWithResourceClaimTemplate/5000pods_500nodes` shape.
-
-    `nodes` nodes, each publishing one ResourceSlice of `devices` devices of the test driver
-    (maxClaimsPerNode), a DeviceClass for the driver, one claim template asking for one device, and
-    `pods` Pods that each reference the template (about 1.2 MB of YAML for the default shape).
-    """
+def _cluster(nodes: int, devices: int) -> list[dict[str, Any]]:
+    """scheduler_perf's cluster: a DeviceClass for the test driver, a claim template asking for one device,
+    and `nodes` nodes each publishing one ResourceSlice of `devices` devices (maxClaimsPerNode)."""
     docs: list[dict[str, Any]] = [
         {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "test-class"},
          "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRIVER}'"}}]}},
@@ -46,14 +42,52 @@ def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int 
                      "spec": {"driver": DRIVER, "nodeName": name,
                               "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
                               "devices": [{"name": f"device-{d}"} for d in range(devices)]}})
-    for p in range(pods):
-        docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"test-dra-{p:05d}",
-                                                                     "namespace": "default"},
-                     "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
-                                              "resources": {"claims": [{"name": "resource"}]}}],
-                              "resourceClaims": [{"name": "resource",
-                                                  "resourceClaimTemplateName": "test-claim-template"}]}})
-    return _dump(docs, path)
+    return docs
+
+
+POD_SPEC: dict[str, Any] = {
+    "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
+                    "resources": {"claims": [{"name": "resource"}]}}],
+    "resourceClaims": [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]}
+
+
+def _pods(count: int) -> list[dict[str, Any]]:
+    return [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"test-dra-{p:05d}", "namespace": "default"},
+             "spec": POD_SPEC} for p in range(count)]
+
+
+def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
+    """Upstream scheduler_perf's `SchedulingWithResourceClaimTemplate/5000pods_500nodes` shape: the cluster
+    of `_cluster` and `pods` Pods that each reference the template (about 1.2 MB of YAML by default)."""
+    return _dump([*_cluster(nodes, devices), *_pods(pods)], path)
+
+
+def deployment(name: str, replicas: int) -> dict[str, Any]:
+    """A Deployment of scheduler_perf's pod (one device through the claim template)."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": POD_SPEC}}}
+
+
+def deployments(path: Path, count: int, replicas: int, nodes: int = 500, devices: int = 10) -> Path:
+    """scheduler_perf's cluster with `count` Deployments of `replicas` each (1 x 5,000 or 1,000 x 5)."""
+    return _dump([*_cluster(nodes, devices), *(deployment(f"app-{i:04d}", replicas) for i in range(count))], path)
+
+
+def cluster_only(path: Path, nodes: int = 500, devices: int = 10) -> Path:
+    """scheduler_perf's cluster alone (for `drasim capacity`)."""
+    return _dump(_cluster(nodes, devices), path)
+
+
+def timeline_apply(directory: Path, pods: int, nodes: int, devices: int = 10) -> Path:
+    """scheduler_perf's cluster (`cluster.json`) and a Timeline (`timeline.json`) whose one event, at 10 s,
+    applies `pods` Pods at once."""
+    directory.mkdir(parents=True, exist_ok=True)
+    _dump(_cluster(nodes, devices), directory / "cluster.json")
+    timeline = {"apiVersion": "drasim.dev/v1alpha1", "kind": "Timeline", "metadata": {"name": "arrivals"},
+                "spec": {"events": [{"at": "10s", "action": "apply", "objects": _pods(pods)}]}}
+    (directory / "timeline.json").write_text(json.dumps(timeline))
+    return directory
 
 
 H100_ELSE_A100_DEPLOYMENT = """\

@@ -67,6 +67,8 @@ hostile_scalars = st.one_of(
                      "ÿ", "a" * 300, "device.driver == 'x'", "^(a+)+$", "../../etc/passwd", "{", "*alias",
                      "Never", "NoExecute", "All", "ExactCount", "resource.k8s.io/v1beta1", "v1", "default"]),
 )
+# Counts that would make a simulation create pods until killed (issue #26): refused up front now.
+hostile_scalars |= st.sampled_from([10**9, 2**31 - 1, 100_001])
 keys = st.sampled_from(["apiVersion", "kind", "metadata", "name", "namespace", "spec", "status", "devices",
                         "requests", "exactly", "firstAvailable", "count", "allocationMode", "selectors", "cel",
                         "expression", "deviceClassName", "nodeName", "pool", "driver", "attributes",

@@ -295,3 +295,28 @@ def test_applied_pod_never_takes_the_uid_of_an_old_reservation() -> None:
     state = ClusterState.from_objects([claim], now=EPOCH)
     tl.execute(state, tl.Apply(objects=(Pod(metadata=ObjectMeta(name="p"), spec=PodSpec()),)))
     assert state.pods[("default", "p")].metadata.uid not in (None, "old-uid")
+
+
+def test_one_apply_of_many_pods_gives_the_uids_of_one_apply_per_pod() -> None:
+    """The UIDs an apply avoids are computed once and kept up to date: the same UIDs as applying each object
+    alone, with pods replaced, claims naming UIDs, and pods sharing names in between."""
+    from drasim.api.meta import OwnerReference
+    from drasim.controllers.resourceclaim import deterministic_uid
+
+    def pod(name: str, uid: str | None = None) -> Pod:
+        return Pod(metadata=ObjectMeta(name=name, uid=uid), spec=PodSpec())
+
+    # A claim owned by "b" under the UID "b" would get first: "b" gets the next one.
+    owner = OwnerReference(api_version="v1", kind="Pod", name="b", uid=deterministic_uid(0, "Pod", "default", "b", 0))
+    objects = (pod("a"), pod("keep", "given"), pod("a"), ResourceClaim(metadata=ObjectMeta(
+        name="c", owner_references=[owner])), pod("b"), *(pod(f"p-{i}") for i in range(20)), pod("b"))
+
+    def uids(actions: list[tl.Apply]) -> dict[tuple[str, str], str | None]:
+        state = ClusterState.from_objects([pod("keep", "old")], now=EPOCH)
+        for action in actions:
+            tl.execute(state, action)
+        return {k: p.metadata.uid for k, p in state.pods.items()}
+
+    together = uids([tl.Apply(objects=objects)])
+    assert together == uids([tl.Apply(objects=(o,)) for o in objects])
+    assert together[("default", "b")] != owner.uid

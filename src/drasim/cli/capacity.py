@@ -9,8 +9,10 @@ from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import filename_option, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.simulate import load_inputs
+from drasim.errors import DrasimError
 from drasim.sim.capacity import DEFAULT_MAX, capacity
 from drasim.sim.settle import simulation_options
+from drasim.sim.workloads import MAX_WORKLOAD_PODS
 
 __all__ = ["capacity_cmd"]
 
@@ -19,8 +21,8 @@ __all__ = ["capacity_cmd"]
 @filename_option("The cluster: files, directories or - (stdin). Repeatable. Default: the bundled demo.")
 @click.option("--workload", "workload_path", required=True, metavar="FILE",
               help="One Pod, Deployment, ReplicaSet, StatefulSet or Job, plus the claim templates it needs.")
-@click.option("--max", "max_replicas", type=click.IntRange(min=0), default=DEFAULT_MAX, show_default=True,
-              help="Stop after this many replicas fit.")
+@click.option("--max", "max_replicas", type=click.IntRange(0, MAX_WORKLOAD_PODS), default=DEFAULT_MAX,
+              show_default=True, help="Stop after this many replicas fit.")
 @profile_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every documented tie-break.")
 @output_option("table", "json", "yaml", aliases={"text": "table"},
@@ -46,8 +48,11 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
     for w in [*warnings, *workload_warnings]:
         click.echo(f"warning: {w}", err=True)
     options = simulation_options(profile, seed=seed)
-    result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
-                      source=workload_path, owned=True)
+    try:
+        result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
+                          source=workload_path)
+    except DrasimError as err:
+        raise inputs.locate(err) from None
     if output != "table":
         emit(result.to_dict(), output)
     else:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from drasim.errors import InputError
+from drasim.errors import DrasimError, InputError
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -239,5 +239,8 @@ def settled_inputs_records(paths: Sequence[str], profile: ReleaseProfile, kube: 
     from drasim.sim.settle import settled_records
 
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
-    state, records = settled_records(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True)
+    try:
+        state, records = settled_records(inputs.objects, inputs.timelines, profile, seed=seed, at=at, owned=True)
+    except DrasimError as err:
+        raise inputs.locate(err) from None
     return state, records, inputs

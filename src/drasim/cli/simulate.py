@@ -18,6 +18,7 @@ from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
 from drasim.cli.options import demo_profile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
+from drasim.errors import DrasimError
 from drasim.scheduler.dra import REASON_TIMEOUT
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
@@ -79,7 +80,10 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     _no_collections()
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
-    result = run_simulation(inputs.objects, inputs.timelines, options, owned=True)
+    try:
+        result = run_simulation(inputs.objects, inputs.timelines, options, owned=True)
+    except DrasimError as err:
+        raise inputs.locate(err) from None
     freeze_heap()
     result.rejected = inputs.admission.errors()
     if report_path is not None and inputs.unreadable:

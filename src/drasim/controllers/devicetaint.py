@@ -35,6 +35,7 @@ __all__ = [
     "EvictionTracker",
     "PodImpact",
     "TaintReason",
+    "any_no_execute",
     "apply_rule_status",
     "claim_eviction",
     "current_slices",
@@ -300,6 +301,12 @@ def pending_evictions(state: ClusterState) -> dict[Key, Eviction]:
         if ev is not None:
             out[key] = ev
     return out
+
+
+def any_no_execute(state: ClusterState) -> bool:
+    """Whether any device or DeviceTaintRule carries a NoExecute taint (the only kind that evicts)."""
+    taints = _taints(state)
+    return bool(taints.devices or taints.rules)
 
 
 def next_eviction_time(state: ClusterState) -> datetime | None:

@@ -11,7 +11,7 @@ from drasim.api.meta import ObjectMeta, object_ref
 from drasim.cluster import ClusterState
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
 from drasim.sim.engine import PodRecord
-from drasim.sim.report import owner_chain
+from drasim.sim.report import owner_chain, workloads_by_uid
 
 __all__ = ["check_pending"]
 
@@ -64,9 +64,10 @@ def check_pending(ctx: LintContext) -> list[LintFinding]:
     totals: dict[str, int] = {}
     first: dict[tuple[str, str], tuple[str, str]] = {}
     lower: dict[str, tuple[str, list[tuple[str, PodRecord]]]] = {}
+    by_uid = workloads_by_uid(state)
     for key in sorted(state.pods):
         pod = state.pods[key]
-        chain = owner_chain(state, pod)
+        chain = owner_chain(by_uid, pod)
         ns = pod.metadata.namespace or "default"
         owner = workloads.get(chain)
         if owner is not None and (owner.metadata.namespace or "default") == ns:

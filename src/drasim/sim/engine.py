@@ -33,7 +33,7 @@ from drasim.scheduler.dra import PLUGIN
 from drasim.scheduler.framework import GATED
 from drasim.scheduler.prebind import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
-from drasim.sim.workloads import WorkloadController, check_workloads
+from drasim.sim.workloads import WorkloadController, check_timeline_workloads, check_workloads
 from drasim.validation.findings import Finding
 
 # Nodes per pod whose per-plugin scores are kept and reported (best first). Every feasible node would make
@@ -172,7 +172,7 @@ class Simulation:
     def __init__(self, objects: Sequence[Any], timelines: Sequence[Timeline] = (),
                  options: SimulationOptions | None = None, *, owned: bool = False) -> None:
         self.options = options or SimulationOptions()
-        problems = check_workloads(objects)
+        problems = check_workloads(objects) + check_timeline_workloads(timelines)
         if problems:
             raise problems[0]
         if not owned:

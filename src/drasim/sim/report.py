@@ -12,6 +12,7 @@ from drasim.allocator import DeviceID
 from drasim.api.core import Pod
 from drasim.cluster import ClusterState, Key, key_of
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
+from drasim.sim.workloads import Workload
 
 
 @dataclass
@@ -68,9 +69,14 @@ class PoolUsage:
     counters: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)  # "set/counter" -> (used, total)
 
 
-def owner_chain(state: ClusterState, pod: Pod) -> str:
-    """`Kind/name` of the pod's top-level controller (a ReplicaSet's Deployment), or "" for a bare pod."""
-    by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
+def workloads_by_uid(state: ClusterState) -> dict[str, Workload]:
+    """The state's workloads by UID: what `owner_chain` walks (built once per report, not per pod)."""
+    return {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
+
+
+def owner_chain(by_uid: dict[str, Workload], pod: Pod) -> str:
+    """`Kind/name` of the pod's top-level controller (a ReplicaSet's Deployment), or "" for a bare pod;
+    `by_uid` is `workloads_by_uid` of the state."""
     ref = next((o for o in pod.metadata.owner_references if o.controller), None)
     label = ""
     seen: set[str] = set()
@@ -134,6 +140,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name."""
     state = result.state
     lines: list[PodLine] = []
+    by_uid = workloads_by_uid(state)
     for key in sorted(result.pods):
         record = result.pods[key]
         pod = state.pods.get(key)
@@ -148,7 +155,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
         else:
             status = "Pending"
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=owner_chain(state, pod))
+                       workload=owner_chain(by_uid, pod))
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         elif pod.spec.node_name and record.higher_on:

@@ -43,13 +43,13 @@ long after it was first seen bound to a node (`RunTracker`).
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from drasim.api.clone import clone
 from drasim.api.core import Deployment, Job, Pod, PodStatus, ReplicaSet, StatefulSet
 from drasim.api.decode import decode_object
 from drasim.api.kinds import KINDS, KubeObject
@@ -58,7 +58,7 @@ from drasim.api.resource import AllocatedDeviceStatus, DeviceTaintRule, Resource
 from drasim.cluster.clock import later
 from drasim.cluster.state import ClusterState
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
-from drasim.controllers.resourceclaim import fresh_pod_uid
+from drasim.controllers.resourceclaim import FreshPodUids
 from drasim.errors import InputError
 
 __all__ = [
@@ -478,8 +478,8 @@ def _stamp_taints(obj: DeviceTaintRule | ResourceSlice, old: Any, now: datetime)
                 taint.time_added = before.get((device.name, taint.key, taint.value, taint.effect)) or now
 
 
-def _apply_one(state: ClusterState, obj: Any, seed: int) -> Event:
-    obj = copy.deepcopy(obj)  # a timeline can run more than once
+def _apply_one(state: ClusterState, obj: Any, seed: int, taken: FreshPodUids) -> Event:
+    obj = clone(obj)  # a timeline can run more than once
     meta = obj.metadata
     if getattr(obj, "NAMESPACED", False) and not meta.namespace:
         meta.namespace = "default"
@@ -501,7 +501,7 @@ def _apply_one(state: ClusterState, obj: Any, seed: int) -> Event:
         obj.status = obj.status or old.status
     elif isinstance(obj, Pod) and not meta.uid:
         # A new pod, never the one an old reservation under the same name meant.
-        meta.uid = fresh_pod_uid(state, meta.namespace, meta.name, seed=seed)
+        meta.uid = taken.fresh(meta.namespace, meta.name, seed)
     if isinstance(obj, _WORKLOADS):
         if old is not None:
             state.workloads[state.workloads.index(old)] = obj
@@ -509,6 +509,7 @@ def _apply_one(state: ClusterState, obj: Any, seed: int) -> Event:
             state.workloads.append(obj)
     else:
         state.add(obj)
+        taken.stored(obj, replaced=old is not None)
     return Event(state.now, NORMAL, ref(obj), "Applied", "configured" if old is not None else "created")
 
 
@@ -570,7 +571,8 @@ def execute(state: ClusterState, action: Action, *, seed: int = 0) -> list[Event
         if action.file is not None and not action.objects:
             raise InputError("the file of this apply action was not read: call resolve_files first",
                              source=action.file)
-        return [_apply_one(state, obj, seed) for obj in action.objects]
+        taken = FreshPodUids(state)
+        return [_apply_one(state, obj, seed, taken) for obj in action.objects]
     if isinstance(action, Delete):
         return [_delete(state, action)]
     if isinstance(action, SetDeviceCondition):

@@ -41,13 +41,17 @@ from drasim.cluster.state import EPOCH, ClusterState, Key
 from drasim.controllers.events import NORMAL, Event, ref
 from drasim.controllers.resourceclaim import copy_from_template, deterministic_uid, hash_chars
 from drasim.errors import InputError
+from drasim.sim.timeline import Apply, Timeline
 
 __all__ = [
+    "MAX_WORKLOAD_PODS",
     "TEMPLATE_HASH_LABEL",
     "Workload",
     "WorkloadController",
     "WorkloadError",
+    "check_timeline_workloads",
     "check_workloads",
+    "desired_pods",
     "expand",
     "pod_template_hash",
     "workload_uid",
@@ -57,6 +61,10 @@ Workload = Deployment | ReplicaSet | StatefulSet | Job
 WKey = tuple[str, str, str]  # (kind, namespace, name)
 
 TEMPLATE_HASH_LABEL = "pod-template-hash"
+# drasim creates and schedules every pod a workload asks for, so a simulation refuses more than this many
+# from workloads up front: a 10^9-replica Deployment would run until killed, while 50,000 pods take about
+# 20 CPU-s and 1 GB. The API server's own limit is int32.
+MAX_WORKLOAD_PODS = 100_000
 _API_VERSION = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1"}
 _TERMINAL = ("Succeeded", "Failed")
 
@@ -111,9 +119,14 @@ class WorkloadController:
             if w.metadata.creation_timestamp is None:
                 w.metadata.creation_timestamp = state.now
             self.seen.add(_wkey(w))
+        # ReplicaSets by the Deployment controlling them, found once: a scan per Deployment was quadratic.
+        replicasets: dict[tuple[str | None, str], list[ReplicaSet]] = {}
+        for w in state.workloads:
+            if isinstance(w, ReplicaSet) and (o := _controller(w)) is not None and o.kind == "Deployment":
+                replicasets.setdefault((w.metadata.namespace, o.name), []).append(w)
         for w in list(state.workloads):
             if isinstance(w, Deployment):
-                events += self._deployment(state, w)
+                events += self._deployment(state, w, replicasets.get((w.metadata.namespace, w.metadata.name), []))
         events += self._collect_garbage(state)
         owned = self._owned_pods(state)
         for w in list(state.workloads):
@@ -205,15 +218,13 @@ class WorkloadController:
 
     # --- kinds ----------------------------------------------------------------------------------
 
-    def _deployment(self, state: ClusterState, d: Deployment) -> list[Event]:
+    def _deployment(self, state: ClusterState, d: Deployment, candidates: list[ReplicaSet]) -> list[Event]:
         events: list[Event] = []
         ns = d.metadata.namespace or "default"
         replicas = 1 if d.spec.replicas is None else d.spec.replicas
         phash = pod_template_hash(d.spec.template)
         rs_name = f"{d.metadata.name}-{phash}"
-        mine = [w for w in state.workloads if isinstance(w, ReplicaSet) and w.metadata.namespace == ns
-                and (o := _controller(w)) is not None and o.kind == "Deployment"
-                and o.name == d.metadata.name and o.uid == d.metadata.uid]
+        mine = [w for w in candidates if (o := _controller(w)) is not None and o.uid == d.metadata.uid]
         current = next((w for w in mine if w.metadata.name == rs_name), None)
         for old in mine:
             if old is not current:
@@ -330,6 +341,42 @@ def expand(workload: Workload, *, seed: int = 0, now: datetime = EPOCH) -> list[
 
 # --- checks -------------------------------------------------------------------------------------
 
+def desired_pods(workload: Workload) -> tuple[str, int]:
+    """The field that says how many pods the workload runs at once, and that number (Jobs: parallelism,
+    at most the completions)."""
+    spec = workload.spec
+    if isinstance(workload, Job):
+        n = 1 if spec.parallelism is None else spec.parallelism
+        return "parallelism", n if spec.completions is None else min(n, spec.completions)
+    return "replicas", 1 if spec.replicas is None else spec.replicas
+
+
+def _too_many(workload: Workload, before: int = 0) -> WorkloadError | None:
+    """A refusal when the workload's pods (after `before` asked for by other workloads) pass the limit."""
+    field_name, n = desired_pods(workload)
+    if n < 0 or before + n <= MAX_WORKLOAD_PODS:
+        return None
+    others = f", with {before:,} asked for by the workloads before it" if before else ""
+    return WorkloadError(f"Invalid value: {n}: drasim creates and simulates every pod and takes at most "
+                         f"{MAX_WORKLOAD_PODS:,} pods from workloads{others}",
+                         obj="/".join(_wkey(workload)), path=f"spec.{field_name}")
+
+
+def check_timeline_workloads(timelines: Iterable[Timeline]) -> list[WorkloadError]:
+    """Workloads a Timeline applies that ask for more pods than a simulation takes (each alone: a later
+    apply of the same workload replaces it)."""
+    errors: list[WorkloadError] = []
+    for timeline in timelines:
+        for event in timeline.events:
+            action = event.action
+            for obj in action.objects if isinstance(action, Apply) else ():
+                if isinstance(obj, Deployment | ReplicaSet | StatefulSet | Job) and \
+                        (err := _too_many(obj)) is not None:
+                    errors.append(WorkloadError(f"{err.message} (applied by {timeline.ref} {event.path})",
+                                                source=timeline.source, obj=err.obj, path=err.path))
+    return errors
+
+
 def check_workloads(objects: Iterable[Any]) -> list[WorkloadError]:
     """Problems that keep workloads from working: a pod template naming a ResourceClaimTemplate that is not
     among `objects`, negative counts, and ownership cycles among all objects (each cycle reported once)."""
@@ -337,11 +384,19 @@ def check_workloads(objects: Iterable[Any]) -> list[WorkloadError]:
     templates = {(t.metadata.namespace or "default", t.metadata.name)
                  for t in objects if isinstance(t, ResourceClaimTemplate)}
     errors: list[WorkloadError] = []
+    deployments = {_wkey(o)[1:] for o in objects if isinstance(o, Deployment)}
+    total = 0
     for w in objects:
         if not isinstance(w, Deployment | ReplicaSet | StatefulSet | Job):
             continue
         kind, ns, name = _wkey(w)
         obj = f"{kind}/{ns}/{name}"
+        owner = _controller(w)
+        if not (owner is not None and owner.kind == "Deployment" and (ns, owner.name) in deployments):
+            # A ReplicaSet of a Deployment among the objects runs that Deployment's pods: counted once.
+            if (err := _too_many(w, total)) is not None and total <= MAX_WORKLOAD_PODS:
+                errors.append(err)
+            total += max(0, desired_pods(w)[1])
         for field_name in ("replicas", "parallelism", "completions"):
             value = getattr(w.spec, field_name)
             if value is not None and value < 0:

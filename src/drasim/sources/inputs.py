@@ -3,6 +3,7 @@ profile (validation.admission), with the Timelines among them (their objects adm
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from collections.abc import Sequence
@@ -12,7 +13,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from drasim.api.meta import object_ref
 from drasim.api.profile import ReleaseProfile
-from drasim.errors import InputError
+from drasim.controllers.events import ref
+from drasim.errors import DrasimError, InputError
 from drasim.sim.timeline import Apply, Timeline, is_timeline, parse_timeline, resolve_files
 from drasim.sources.files import (
     LoadResult,
@@ -61,6 +63,18 @@ class Inputs:
     @property
     def sources(self) -> list[str]:
         return self.admission.sources
+
+    def locate(self, err: DrasimError) -> DrasimError:
+        """`err` with the file of the input object it names, when it names no file (errors the simulation
+        raises about an object, such as a workload beyond the scale limit, know the object only)."""
+        if err.source is not None or err.obj is None:
+            return err
+        source = next((s for o, s in zip(self.objects, self.sources, strict=True) if ref(o) == err.obj), None)
+        if source is None:
+            return err
+        located = copy.copy(err)
+        located.source = source
+        return located
 
     def warning_lines(self) -> list[str]:
         """Loader warnings and admission warnings, one sentence each, as commands print them on stderr."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,9 +13,13 @@ from drasim.api.core import Deployment, ReplicaSet, StatefulSet
 from drasim.api.profile import SIMULATED
 from drasim.errors import InputError
 from drasim.fleet.generate import parse_node_spec
+from drasim.sim.workloads import MAX_WORKLOAD_PODS
 from drasim.sources.files import load_bytes, parse_yaml
 
 ORDERS = ("as-written", "reversed", "shuffled")
+# Every point is a whole simulation (0.05 s for a few nodes, seconds for hundreds): a grid beyond this is
+# refused up front instead of listing its points until memory runs out.
+MAX_POINTS = 100_000
 _SPEC_KEYS = {"kubernetesVersion", "gpusPerNode", "fleet", "workloads", "replicas", "orders", "seeds", "chart",
               "horizon"}
 
@@ -125,6 +130,10 @@ def load_sweep(path: str) -> Sweep:
     if not isinstance(replicas_raw, dict):
         raise InputError("expected a mapping of workload name -> counts", source=path, path="spec.replicas")
     replicas = {str(k): _ints(v, f"spec.replicas.{k}", path) for k, v in replicas_raw.items()}
+    for k, counts in replicas.items():
+        if max(counts) > MAX_WORKLOAD_PODS:
+            raise InputError(f"Invalid value: {max(counts)}: drasim creates and simulates every pod and takes at "
+                             f"most {MAX_WORKLOAD_PODS:,} pods from workloads", source=path, path=f"spec.replicas.{k}")
     names = {o.metadata.name for _, text in workloads for o in load_bytes(text.encode(), source=path).objects
              if isinstance(o, Deployment | ReplicaSet | StatefulSet)}
     missing = sorted(set(replicas) - names)
@@ -141,6 +150,10 @@ def load_sweep(path: str) -> Sweep:
     if not isinstance(chart, dict) or not set(chart) <= {"figure", "axis"}:
         raise InputError("chart takes {figure, axis}", source=path, path="spec.chart")
     meta = doc.get("metadata") or {}
+    sizes = [len(f.counts) for f in fleet] + [len(c) for c in replicas.values()] + [len(orders), len(seeds)]
+    if math.prod(sizes) > MAX_POINTS:
+        raise InputError(f"the grid has {math.prod(sizes):,} points ({' x '.join(map(str, sizes))}); a sweep runs at "
+                         f"most {MAX_POINTS:,}", source=path, path="spec")
     return Sweep(source=path, name=str(meta.get("name", "sweep")) if isinstance(meta, dict) else "sweep",
                  version=version, gpus_per_node=gpus, fleet=fleet, workloads=workloads, replicas=replicas,
                  orders=orders, seeds=seeds, horizon=str(spec.get("horizon", "168h")),
