@@ -152,6 +152,9 @@ class ReleaseProfile:
 
     version: str = DEFAULT_VERSION
     overrides: Mapping[str, bool] = field(default_factory=dict)
+    # The API server's --runtime-config entries that are on, as `resource.k8s.io/v1beta2/devicetaintrules`
+    # (one resource) or `resource.k8s.io/v1beta2` (the whole version): those versions are served too.
+    runtime_config: frozenset[str] = frozenset()
 
     def gate(self, name: str) -> bool:
         """Whether the gate is on (False when the release does not have it)."""
@@ -198,16 +201,22 @@ class ReleaseProfile:
             return "absent"
         if kind == "DeviceTaintRule" and not self.gate(self.taint_rule_gate()):
             return "absent"
-        return "served" if version == "v1" else "runtime-config"
+        if version == "v1" or api_version in self.runtime_config or \
+                f"{api_version}/{kind.lower()}s" in self.runtime_config:
+            return "served"
+        return "runtime-config"
 
     def describe(self) -> str:
         """`Kubernetes 1.36 (DRADeviceTaintRules=true)`: the release and what the user changed."""
         changed = ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(self.overrides.items()))
+        if self.runtime_config:
+            runtime = ",".join(f"{entry}=true" for entry in sorted(self.runtime_config))
+            changed = f"{changed}, --runtime-config={runtime}" if changed else f"--runtime-config={runtime}"
         return f"Kubernetes {self.version}" + (f" ({changed})" if changed else "")
 
 
 def profile_for(version: str = DEFAULT_VERSION, feature_gates: str | Mapping[str, bool] | None = None, *,
-                releases: tuple[str, ...] = SIMULATED) -> ReleaseProfile:
+                releases: tuple[str, ...] = SIMULATED, runtime_config: frozenset[str] = frozenset()) -> ReleaseProfile:
     """The profile of `version` (any spelling `normalize_version` reads) with `feature_gates` applied.
 
     Like the real components, an unknown gate, a gate the release does not have, or a locked gate set
@@ -223,4 +232,4 @@ def profile_for(version: str = DEFAULT_VERSION, feature_gates: str | Mapping[str
                               f"these DRA gates: {known})")
         if gate.stage(minor) == "GA*" and not value:
             raise DrasimError(f"--feature-gates: cannot set feature gate {name} to false, feature is locked to true")
-    return ReleaseProfile(minor, gates)
+    return ReleaseProfile(minor, gates, runtime_config)

@@ -119,7 +119,7 @@ def _console() -> Console:
 @click.argument("refs", nargs=-1, metavar="[TYPE[/NAME] | TYPE NAME...]", shell_complete=complete_type)
 @click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", type=click.Path(),
               help="File, directory (read recursively), cluster dump or - for stdin. Repeatable. With "
-                   "--kubeconfig/--context: applied on top of the live cluster.")
+                   "--kubeconfig/--context: applied on top of the live cluster. Default: the bundled demo.")
 @kube_options(all_namespaces=True, namespace_help="Namespace of the objects to explain (and of -f objects that "
                                                   "name none). Default: the kubeconfig context's with a live "
                                                   "cluster, else the only object of that name, else default.")
@@ -190,11 +190,8 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             found = _explain_refs(state, targets, kube, nodes, sc.allocator)
     else:
         if not targets:
-            raise click.UsageError("give TYPE and NAME (pod/NAME, resourceclaim NAME, pods -A) with -f PATH or "
-                                   "--kubeconfig/--context, or use --scenario FILE")
-        if not paths and not kube.live:
-            raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -) or read "
-                                   "a live cluster with --kubeconfig/--context")
+            raise click.UsageError("give TYPE and NAME (pod/NAME, resourceclaim NAME, pods -A), with -f PATH or "
+                                   "--kubeconfig/--context (default: the bundled demo), or use --scenario FILE")
         when = None
         if at is not None:
             try:
