@@ -90,6 +90,8 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         where = ", ".join([*([kube.context or "the current context"] if kube.live else []), *paths])
         write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "
                      f"{where or 'the bundled demo'}")
+        # On stderr: stdout stays the table or the -o document.
+        click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
     lines = pod_lines(result)
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)

@@ -9,7 +9,7 @@ from datetime import datetime
 from fractions import Fraction
 
 from drasim.allocator import DeviceID
-from drasim.api.core import Pod
+from drasim.api.core import Pod, PodExtendedResourceClaimStatus
 from drasim.cluster import ClusterState, Key, key_of
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
 
@@ -112,9 +112,17 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
             results = claim.status.allocation.devices.results
             out.append(ClaimLine(
                 pod_claim="(extended resources)", claim=f"{key[0]}/{ext.resource_claim_name}",
-                alternatives=sorted({r.request for r in results}),
+                alternatives=_extended_labels(ext, [r.request for r in results]),
                 devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
     return out
+
+
+def _extended_labels(ext: PodExtendedResourceClaimStatus, requests: list[str]) -> list[str]:
+    """`nvidia.com/gpu: 2` per extended resource, from the devices allocated to its requests: the
+    request names (`container-0-request-2`, upstream's) mean nothing to whoever wrote the pod."""
+    resource_of = {m.request_name: m.resource_name for m in ext.request_mappings}
+    counts = Counter(resource_of.get(name, name) for name in requests)
+    return [f"{resource}: {n}" for resource, n in sorted(counts.items())]
 
 
 def mix_label(claims: list[ClaimLine]) -> str:
