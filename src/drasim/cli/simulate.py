@@ -104,6 +104,11 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         state = result.state
         # Evicted pods as they were when deleted (terminating, DisruptionTarget set) unless replaced since.
         evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
+        # DeviceTaintRules in the newest version the release has (v1beta2 in 1.36: same fields as v1), so
+        # the output reads back into a cluster of this release.
+        rule_versions = profile.api_versions("DeviceTaintRule")
+        for rule in state.taint_rules.values():
+            rule.api_version = f"resource.k8s.io/{rule_versions[0]}" if rule_versions else rule.api_version
         final: list[Any] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
                             *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
                             *state.pods.values(), *evicted]
