@@ -28,6 +28,7 @@ from drasim.sim.report import (
     event_objects,
     pod_lines,
     pool_usage,
+    repeated_events,
     scores_document,
     workload_mix,
 )
@@ -197,6 +198,9 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
     pending = [line for line in lines if line.status == "Pending"]
     out.line(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
              f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
+    if result.steady_state:
+        out.line(f"Steady state at {_ago(result, result.end)}: {result.steady_state}; nothing ahead can change "
+                 "that, so the simulation stops here.")
     columns = ["POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"]
     if wide:
         columns += ["NODE SELECTOR", "TOP SCORES"]
@@ -251,9 +255,10 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
                                                              "FailedScheduling")]
     if notable:
         out.line("\nEvents:")
-        for event in notable:
+        for event, count, last in repeated_events(notable):
+            again = f" (x{count}, last {_ago(result, last)})" if count > 1 else ""
             out.line(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
-                          f"{event.message}")
+                     f"{event.message}{again}")
     if wide:
         events = cluster_events(result)
         if events:

@@ -7,10 +7,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from typing import Any
 
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod, PodExtendedResourceClaimStatus
 from drasim.cluster import ClusterState, Key, key_of
+from drasim.controllers.events import Event
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
 
 
@@ -244,6 +246,21 @@ def _source(reason: str, kind: str) -> str | None:
     if reason in _WORKLOAD_REASONS:
         return _WORKLOAD_SOURCES.get(kind)
     return _SOURCES.get(reason)
+
+
+def repeated_events(events: list[Event]) -> list[tuple[Event, int, datetime]]:
+    """Identical events (object, type, reason, message) counted, not repeated, as the event recorder
+    aggregates them (client-go tools/record events_cache.go): each first occurrence in order, with how
+    many there were and the time of the last."""
+    seen: dict[tuple[str, str, str, str], list[Any]] = {}
+    for event in events:
+        entry = seen.get((event.object, event.kind, event.reason, event.message))
+        if entry is None:
+            seen[(event.object, event.kind, event.reason, event.message)] = [event, 1, event.time]
+        else:
+            entry[1] += 1
+            entry[2] = event.time
+    return [(e, n, last) for e, n, last in seen.values()]
 
 
 def cluster_events(result: SimulationResult) -> list[EventLine]:
