@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from drasim.api.profile import DEFAULT_VERSION, SIMULATED, ReleaseProfile, normalize_version, profile_for
+from drasim.demo import demo_profile
 from drasim.errors import DrasimError
 
 FILENAME_HELP = "File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster."
@@ -58,24 +59,6 @@ def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = F
         return wrapper
 
     return decorate
-
-
-# The demo's DeviceTaintRule is written in this version: the only one 1.36 has beside v1alpha3.
-_DEMO_TAINT_RULE_VERSION = "resource.k8s.io/v1beta2"
-
-
-def demo_profile(profile: ReleaseProfile) -> ReleaseProfile:
-    """The profile for the bundled demo: its cluster runs DeviceTaintRules as a platform team would set it
-    up (the gate serving them on, and their beta version in --runtime-config where the release has it),
-    unless the user set that gate."""
-    gate = profile.taint_rule_gate()
-    if gate in profile.overrides or profile.stage(gate) == "-":
-        return profile
-    runtime = profile.runtime_config
-    if _DEMO_TAINT_RULE_VERSION.rpartition("/")[2] in profile.api_versions("DeviceTaintRule"):
-        runtime = runtime | {f"{_DEMO_TAINT_RULE_VERSION}/devicetaintrules"}
-    return profile_for(profile.version, {**profile.overrides, gate: True}, releases=(profile.version,),
-                       runtime_config=runtime)
 
 
 __all__ = ["FILENAME_HELP", "ReleaseProfile", "demo_profile", "filename_option", "profile_options"]

@@ -25,11 +25,11 @@ from drasim.sim.report import (
     ClaimLine,
     PodLine,
     cluster_events,
-    event_objects,
+    extra_documents,
+    final_objects,
     pod_lines,
     pool_usage,
     repeated_events,
-    scores_document,
     workload_mix,
 )
 from drasim.sim.settle import simulation_options
@@ -102,21 +102,11 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         for line in rejected:
             click.echo(f"rejected at admission: {line}", err=True)
     if machine:
-        state = result.state
-        # Evicted pods as they were when deleted (terminating, DisruptionTarget set) unless replaced since.
-        evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
-        # DeviceTaintRules in the newest version the release has (v1beta2 in 1.36: same fields as v1), so
-        # the output reads back into a cluster of this release.
-        rule_versions = profile.api_versions("DeviceTaintRule")
-        for rule in state.taint_rules.values():
-            rule.api_version = f"resource.k8s.io/{rule_versions[0]}" if rule_versions else rule.api_version
-        final: list[Any] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
-                            *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
-                            *state.pods.values(), *evicted]
+        final = final_objects(result, profile)
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            extra = [*event_objects(result), scores_document(lines)]
+            extra = extra_documents(result, lines)
             if output == "yaml":
                 click.echo(yaml_documents([*(encode_object(o) for o in final), *extra]), nl=False)
             elif output == "json":

@@ -11,6 +11,7 @@ from typing import Any
 
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod, PodExtendedResourceClaimStatus
+from drasim.api.profile import ReleaseProfile
 from drasim.cluster import ClusterState, Key, key_of
 from drasim.controllers.events import Event
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
@@ -326,6 +327,25 @@ def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
     for s in path:
         skip[(obj, s)] = stamp
     return stamp
+
+
+def final_objects(result: SimulationResult, profile: ReleaseProfile | None = None) -> list[Any]:
+    """The objects `simulate -o yaml|json` lists: the cluster at the end, and evicted pods as they were when
+    deleted (terminating, DisruptionTarget set) unless replaced since. DeviceTaintRules are set to the newest
+    version `profile`'s release has (v1beta2 in 1.36: the same fields as v1), so the output reads back into a
+    cluster of that release."""
+    state = result.state
+    evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
+    rule_versions = profile.api_versions("DeviceTaintRule") if profile is not None else ()
+    for rule in state.taint_rules.values():
+        rule.api_version = f"resource.k8s.io/{rule_versions[0]}" if rule_versions else rule.api_version
+    return [*state.nodes.values(), *state.slices.values(), *state.classes.values(), *state.taint_rules.values(),
+            *state.templates.values(), *state.claims.values(), *state.pods.values(), *evicted]
+
+
+def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None) -> list[dict[str, object]]:
+    """What `simulate -o yaml|json` lists after the objects: the Events and the scores."""
+    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines)]
 
 
 def scores_document(lines: list[PodLine]) -> dict[str, object]:

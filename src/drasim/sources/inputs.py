@@ -42,6 +42,7 @@ class Inputs:
     # Documents that could not be read (also among the admission's rejections): the command goes on without
     # them, as `kubectl apply` does, and exits non-zero at the end (`raise_unreadable`).
     unreadable: list[InputError] = field(default_factory=list)
+    release: ReleaseProfile | None = None  # the profile the inputs were admitted for
 
     def raise_unreadable(self) -> None:
         """Raise an InputError (exit 2) when documents could not be read: commands call it at their end,
@@ -121,7 +122,7 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     if found:
         found = _admit_timelines(found, admission, profile)
     files = sorted(set(loaded.sources) | {e.source for e in loaded.errors if e.source})
-    return Inputs(admission, list(loaded.warnings), found, files, list(loaded.errors))
+    return Inputs(admission, list(loaded.warnings), found, files, list(loaded.errors), profile)
 
 
 def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str) -> None:
