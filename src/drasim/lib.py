@@ -31,7 +31,7 @@ from drasim.sim.engine import simulate as _simulate
 from drasim.sim.report import PodLine, WorkloadMix, extra_documents, final_objects, pod_lines, workload_mix
 from drasim.sim.settle import settled_state, simulation_options
 from drasim.sources.files import load_paths
-from drasim.sources.inputs import Inputs, read_inputs
+from drasim.sources.inputs import ROOT_ONLY, Inputs, read_inputs
 
 __all__ = [
     "AllocationAnswer", "CapacityResult", "DrasimError", "Explanation", "InputError", "Inputs", "LintFinding",
@@ -49,11 +49,12 @@ def profile(kubernetes_version: str = DEFAULT_VERSION, feature_gates: str | dict
 
 def load(paths: Sequence[str] = (), *, release: ReleaseProfile | None = None, namespace: str | None = None,
          kubeconfig: str | None = None, context: str | None = None, live: bool = False,
-         timeout: float = 10.0) -> Inputs:
+         timeout: float = 10.0, load_restrictor: str = ROOT_ONLY) -> Inputs:
     """Read files and directories (`-` is stdin) as every command does, admitted as the API server of
     `release` (default 1.36) would, Timelines included; with `live` (or a `kubeconfig`/`context`) the cluster
     is read first (GET and LIST only) and the files applied on top. No paths and no cluster: the bundled demo,
-    with its profile. Documents that do not decode raise InputError (the CLI lists them and goes on)."""
+    with its profile. Documents that do not decode raise InputError (the CLI lists them and goes on).
+    `load_restrictor="LoadRestrictionsNone"` lets a Timeline's `file:` leave its folder (`--load-restrictor`)."""
     release = release or profile_for()
     snapshot = None
     if live or kubeconfig is not None or context is not None:
@@ -63,7 +64,8 @@ def load(paths: Sequence[str] = (), *, release: ReleaseProfile | None = None, na
     paths = list(paths)
     if snapshot is None and not paths:
         paths, release = demo_paths(), demo_profile(release)
-    inputs = read_inputs(paths, release, timelines=True, namespace=namespace, cluster=snapshot)
+    inputs = read_inputs(paths, release, timelines=True, namespace=namespace, cluster=snapshot,
+                         load_restrictor=load_restrictor)
     inputs.raise_unreadable()
     return inputs
 

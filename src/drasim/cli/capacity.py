@@ -6,7 +6,7 @@ import click
 
 from drasim.api.profile import ReleaseProfile
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
-from drasim.cli.options import filename_option, profile_options
+from drasim.cli.options import filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.simulate import load_inputs
 from drasim.sim.capacity import DEFAULT_MAX, capacity
@@ -21,6 +21,7 @@ __all__ = ["capacity_cmd"]
               help="One Pod, Deployment, ReplicaSet, StatefulSet or Job, plus the claim templates it needs.")
 @click.option("--max", "max_replicas", type=click.IntRange(min=0), default=DEFAULT_MAX, show_default=True,
               help="Stop after this many replicas fit.")
+@load_restrictor_option
 @profile_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every documented tie-break.")
 @output_option("table", "json", "yaml", aliases={"text": "table"},

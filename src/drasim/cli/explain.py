@@ -21,7 +21,7 @@ from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
 from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs
-from drasim.cli.options import profile_options
+from drasim.cli.options import load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.reports import diagnostics_data, from_explanation
 from drasim.cli.textout import rich_console
@@ -129,6 +129,7 @@ def _console() -> Console:
               help="With --scenario: the step to explain, 1 = the first (default 1). Earlier steps run first.")
 @click.option("--node", "node_names", multiple=True, metavar="NODE",
               help="Only these nodes (repeatable). Default: every node (with --scenario: the step's node).")
+@load_restrictor_option
 @profile_options(optional=True, help_text="Feature gates and API versions of this release (with --scenario: "
                                           "default the file's features).")
 @click.option("--at", "at", default=None, metavar="DURATION",

@@ -12,6 +12,7 @@ import click
 from drasim.api.profile import DEFAULT_VERSION, SIMULATED, ReleaseProfile, normalize_version, profile_for
 from drasim.demo import demo_profile
 from drasim.errors import DrasimError
+from drasim.sources.inputs import LOAD_RESTRICTORS, ROOT_ONLY
 
 FILENAME_HELP = "File, directory (read recursively) or - for stdin. Repeatable. Default: the bundled demo cluster."
 
@@ -61,4 +62,24 @@ def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = F
     return decorate
 
 
-__all__ = ["FILENAME_HELP", "ReleaseProfile", "demo_profile", "filename_option", "profile_options"]
+LOAD_RESTRICTOR_KEY = "drasim.load_restrictor"
+
+
+def load_restrictor_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`--load-restrictor` (kustomize's flag and values) for the commands that read Timelines; the value is
+    kept in the click context, where `cli.kube.command_inputs` reads it."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, load_restrictor: str, **kwargs: Any) -> Any:
+        click.get_current_context().meta[LOAD_RESTRICTOR_KEY] = load_restrictor
+        return fn(*args, **kwargs)
+
+    return click.option(
+        "--load-restrictor", "load_restrictor", type=click.Choice(LOAD_RESTRICTORS), default=ROOT_ONLY,
+        show_default=True,
+        help=f"Where a Timeline's `file:` may point: its own folder and below ({ROOT_ONLY}), or anywhere "
+             f"({LOAD_RESTRICTORS[1]}), as kustomize's --load-restrictor.")(wrapper)
+
+
+__all__ = ["FILENAME_HELP", "LOAD_RESTRICTOR_KEY", "ReleaseProfile", "demo_profile", "filename_option",
+           "load_restrictor_option", "profile_options"]

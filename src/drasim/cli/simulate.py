@@ -15,7 +15,7 @@ from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
-from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cli.options import demo_profile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
 from drasim.scheduler.dra import REASON_TIMEOUT
@@ -48,6 +48,7 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
 
 @click.command("simulate")
 @filename_option("Files, directories or - (stdin). Repeatable. Default: the bundled demo cluster and workloads.")
+@load_restrictor_option
 @profile_options()
 @click.option("--strict", is_flag=True, help="Exit 1 when the API server would reject any input object.")
 @click.option("--seed", type=int, default=0, show_default=True,

@@ -13,7 +13,7 @@ from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSp
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
 from drasim.cli.kube import KubeArgs, kube_options, settled_inputs
-from drasim.cli.options import ReleaseProfile, demo_profile, profile_options
+from drasim.cli.options import ReleaseProfile, demo_profile, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cluster.state import ClusterState
 from drasim.controllers.devicetaint import PodImpact, rule_impact, rule_status, selected_devices
@@ -39,6 +39,7 @@ def taint() -> None:
               help="Cluster objects: file, directory (read recursively) or - for stdin. Repeatable. With "
                    "--kubeconfig/--context: applied on top of the live cluster. Default: the bundled demo.")
 @kube_options()
+@load_restrictor_option
 @profile_options()
 @click.option("--effect", type=click.Choice(["None", "NoExecute"]), default="None", show_default=True,
               help="NoExecute also prints the status NoExecute would get and the eviction timeline.")
