@@ -37,8 +37,8 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
 
     \b
     Example:
-      drasim capacity -f cluster/ --workload inference.yaml
-      24 more replicas fit: 16 via gpu/h100, 8 via gpu/a100-pair; the 25th fails: 0/9 nodes are ...
+      drasim capacity -f examples/cluster/ --workload examples/inference.yaml
+      24 more replicas fit: 16 via gpu/h100, 8 via gpu/a100-pair; the 25th fails: 0/4 nodes are ...
     """
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     objects, timelines = inputs.objects, inputs.timelines
