@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from drasim.api.profile import profile_for
+import subprocess
+import sys
+from pathlib import Path
+
+from drasim.api.profile import parse_runtime_config, profile_for
 from drasim.cli.options import demo_profile
 
 
@@ -27,3 +31,27 @@ def test_demo_profile_serves_the_demos_taint_rule_where_the_release_has_its_vers
     # The user's own gate setting wins: the demo does not turn DeviceTaintRules back on.
     off = demo_profile(profile_for("1.36", {"DRADeviceTaintRules": False}))
     assert not off.gate("DRADeviceTaintRules") and off.runtime_config == frozenset()
+
+
+def test_runtime_config_flag_serves_the_beta_version_it_names(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "drasim", "simulate", "-o", "yaml"], capture_output=True, text=True,
+                         check=True, timeout=300).stdout
+    (tmp_path / "out.yaml").write_text(out)
+    base = [sys.executable, "-m", "drasim", "validate", "-f", str(tmp_path / "out.yaml"),
+            "--feature-gates", "DRADeviceTaintRules=true"]
+    plain = subprocess.run(base, capture_output=True, text=True, check=False, timeout=300)
+    assert "needs --runtime-config=resource.k8s.io/v1beta2=true" in plain.stdout + plain.stderr
+    served = subprocess.run([*base, "--runtime-config", "resource.k8s.io/v1beta2=true"], capture_output=True,
+                            text=True, check=False, timeout=300)
+    assert served.returncode == 0, served.stdout + served.stderr
+    assert "runtime-config" not in served.stderr and "warning" not in served.stdout.lower()
+    bad = subprocess.run([*base, "--runtime-config", "apps/v1beta1=true"], capture_output=True, text=True,
+                         check=False, timeout=300)
+    assert bad.returncode == 2 and "--runtime-config" in bad.stderr
+
+
+def test_parse_runtime_config() -> None:
+    assert parse_runtime_config("resource.k8s.io/v1beta2=true, resource.k8s.io/v1beta1=false") == frozenset(
+        {"resource.k8s.io/v1beta2"})
+    assert parse_runtime_config("resource.k8s.io/v1beta2/devicetaintrules") == frozenset(
+        {"resource.k8s.io/v1beta2/devicetaintrules"})

@@ -13,7 +13,7 @@ from drasim.errors import DrasimError
 
 __all__ = [
     "DEFAULT_VERSION", "GATES", "RELEASES", "SIMULATED", "ApiStatus", "Gate", "ReleaseProfile",
-    "normalize_version", "parse_feature_gates", "profile_for",
+    "normalize_version", "parse_feature_gates", "parse_runtime_config", "profile_for",
 ]
 
 # Releases the table covers (doctor and lint speak about the older ones); drasim simulates the last four.
@@ -143,6 +143,25 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
             raise DrasimError(f"--feature-gates: expected Name=true|false, got {part!r}")
         out[name.strip()] = value == "true"
     return out
+
+
+def parse_runtime_config(text: str) -> frozenset[str]:
+    """kube-apiserver's `--runtime-config` (`resource.k8s.io/v1beta2=true`, or one resource:
+    `resource.k8s.io/v1beta2/devicetaintrules=true`) -> the resource.k8s.io entries turned on (the only group
+    whose versions drasim models)."""
+    out: set[str] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        entry, sep, value = part.partition("=")
+        value = value.strip().lower() if sep else "true"  # `group/version` alone means true, as upstream
+        parts = entry.strip().split("/")
+        if value not in ("true", "false") or parts[0] != GROUP or len(parts) not in (2, 3) or not all(parts):
+            raise DrasimError(f"expected {GROUP}/VERSION[/RESOURCE][=true|false], got {part!r}")
+        if value == "true":
+            out.add("/".join(parts))
+    return frozenset(out)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,14 @@ from typing import Any
 
 import click
 
-from drasim.api.profile import DEFAULT_VERSION, SIMULATED, ReleaseProfile, normalize_version, profile_for
+from drasim.api.profile import (
+    DEFAULT_VERSION,
+    SIMULATED,
+    ReleaseProfile,
+    normalize_version,
+    parse_runtime_config,
+    profile_for,
+)
 from drasim.demo import demo_profile
 from drasim.errors import DrasimError
 from drasim.sources.inputs import LOAD_RESTRICTORS, ROOT_ONLY
@@ -32,8 +39,9 @@ def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = F
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
-        def wrapper(*args: Any, kubernetes_version: str | None, feature_gates: str | None, **kwargs: Any) -> Any:
-            if optional and kubernetes_version is None and feature_gates is None:
+        def wrapper(*args: Any, kubernetes_version: str | None, feature_gates: str | None,
+                    runtime_config: str | None, **kwargs: Any) -> Any:
+            if optional and kubernetes_version is None and feature_gates is None and runtime_config is None:
                 kwargs["profile"] = None
             else:
                 version = kubernetes_version or DEFAULT_VERSION
@@ -43,12 +51,20 @@ def profile_options(releases: tuple[str, ...] = SIMULATED, *, optional: bool = F
                     raise click.BadParameter(f"{version!r} is not one of {', '.join(releases)}.",
                                              param_hint="'--kubernetes-version'") from None
                 try:
-                    kwargs["profile"] = profile_for(version, feature_gates, releases=releases)
+                    runtime = parse_runtime_config(runtime_config or "")
+                except DrasimError as err:
+                    raise click.BadParameter(err.message, param_hint="'--runtime-config'") from None
+                try:
+                    kwargs["profile"] = profile_for(version, feature_gates, releases=releases, runtime_config=runtime)
                 except DrasimError as err:
                     raise click.BadParameter(err.message.removeprefix("--feature-gates: "),
                                              param_hint="'--feature-gates'") from None
             return fn(*args, **kwargs)
 
+        wrapper = click.option(
+            "--runtime-config", "runtime_config", default=None, metavar="resource.k8s.io/VERSION[/RESOURCE]=true,...",
+            help="API versions the API server serves beyond its defaults, as kube-apiserver's --runtime-config "
+                 "(e.g. resource.k8s.io/v1beta2/devicetaintrules=true).")(wrapper)
         wrapper = click.option(
             "--feature-gates", "feature_gates", default=None, metavar="Name=true|false,...",
             help="Override DRA feature gates of the release, as the real components' --feature-gates "
