@@ -134,10 +134,18 @@ def test_exit_code_2_for_bad_input_and_missing_objects(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     proc = drasim("explain", "--scenario", str(SEED8), "--step", "9")
     assert proc.returncode == 2 and "the scenario has steps 1 to 2" in proc.stderr
-    proc = drasim("explain", "claim")  # every unallocated claim: of which cluster?
-    assert proc.returncode == 2 and "-f PATH" in proc.stderr
-    proc = drasim("explain", "claim", "x")
-    assert proc.returncode == 2 and "-f PATH" in proc.stderr
+    proc = drasim("explain")  # explain what?
+    assert proc.returncode == 2 and "pod/NAME" in proc.stderr
+    proc = drasim("explain", "claim", "x")  # without -f: the bundled demo, which has no claim x
+    assert proc.returncode == 2 and "resourceclaim x not found" in proc.stderr
+
+
+def test_without_files_the_bundled_demo_is_explained() -> None:
+    # As `simulate` and `capacity` do: the demo's high-priority pod waits for devices its peers hold.
+    proc = drasim("explain", "pod/urgent-training", "-n", "default")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # the demo is read at its own profile: no warning about drasim's own files
+    assert "Pod default/urgent-training" in proc.stdout and "no-preemption" in proc.stdout
 
 
 def test_cluster_dump_as_a_json_list(tmp_path: Path) -> None:

@@ -176,6 +176,17 @@ def test_singular_forms(files: tuple[str, str]) -> None:
     assert "With effect NoExecute: 1 pod needs to be evicted in 1 namespace." in out
 
 
+def test_without_files_the_bundled_demo_is_read(tmp_path: Path) -> None:
+    # The demo's DeviceTaintRule gate is on, so no "does not serve DeviceTaintRules" note; no warnings either.
+    rule = tmp_path / "rule.yaml"
+    rule.write_text(RULE.replace("{driver: gpu.example.com, pool: node-1}",
+                                 "{driver: gpu.nvidia.com, pool: dgx-h100-10}"))
+    code, out = run(str(rule))
+    assert code == 0, out
+    assert out.splitlines()[0].startswith("4 published devices selected. 4 allocated devices selected.")
+    assert "warning" not in out and "does not serve" not in out
+
+
 def test_rule_without_selector_taints_nothing(files: tuple[str, str]) -> None:
     rule, cluster_file = files
     Path(rule).write_text(RULE.replace("  deviceSelector: {driver: gpu.example.com, pool: node-1}\n", ""))
@@ -202,5 +213,4 @@ def test_exit_codes(files: tuple[str, str], tmp_path: Path, monkeypatch: pytest.
     assert "expected exactly one DeviceTaintRule, found 0" in capsys.readouterr().err
     assert exit_code(["taint", "dry-run", rule, "-f", str(tmp_path / "missing.yaml")], monkeypatch) == 2
     assert "no such file or directory" in capsys.readouterr().err
-    assert exit_code(["taint", "dry-run", rule], monkeypatch) == 2  # -f is required
     assert exit_code(["taint", "dry-run", rule, "-f", cluster_file, "--effect", "NoSchedule"], monkeypatch) == 2

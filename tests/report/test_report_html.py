@@ -38,6 +38,18 @@ def test_demo_data() -> None:
     assert "mig-disabled" in [code for code, _ in pending["Pod/mig-on-mig-off-node"].hints]
 
 
+def test_the_legend_lists_only_what_the_device_map_draws() -> None:
+    data = collect(_demo())
+    legend = re.search(r'<div class="legend" id="legend">(.*?)</div>', render(data)).group(1)  # type: ignore[union-attr]
+    keyed = set(re.findall(r'data-workload="([^"]+)"', legend))
+    assert keyed == {w.name for w in data.workloads if w.units}
+    # The demo's two pending pods hold nothing: in the pending list, not in the legend.
+    assert "Pod/urgent-training" not in keyed and "Pod/mig-on-mig-off-node" not in keyed
+    assert "Pod/legacy-gpu" in keyed and ">idle<" in legend  # one MIG GPU of the demo is idle
+    data.summary["busy"] = data.summary["units"]
+    assert ">idle<" not in re.search(r'id="legend">(.*?)</div>', render(data)).group(1)  # type: ignore[union-attr]
+
+
 def test_page_is_self_contained_and_deterministic() -> None:
     result = _demo()
     page = render(collect(result))
@@ -55,5 +67,6 @@ def test_simulate_writes_the_report(tmp_path: Path) -> None:
     res = CliRunner().invoke(simulate_cmd, ["--report", str(out)])
     assert res.exit_code == 0, res.output
     assert out.read_text().startswith("<!DOCTYPE html>")
+    assert f"wrote {out} (HTML report" in res.stderr and f"wrote {out}" not in res.stdout
     res = CliRunner().invoke(simulate_cmd, ["--report", str(tmp_path / "missing" / "r.html")])
     assert res.exit_code != 0 and "--report" in str(res.exception)

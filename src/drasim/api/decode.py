@@ -115,7 +115,8 @@ def decode_object(data: dict[str, Any], *, source: str, warnings: list[str] | No
         return None
     if cls is None:
         # drasim's own documents (Timeline, ClusterInfo) are read by the commands that use them.
-        if warnings is not None and not api_version.startswith(DRASIM_GROUP + "/"):
+        if warnings is not None and not api_version.startswith(DRASIM_GROUP + "/") and \
+                (api_version, kind) not in _WRITTEN_BY_DRASIM:
             warnings.append(f"{source}: {ref}: skipped: {_why_unknown(api_version, kind)}")
         return None
     converted = to_v1(data, source=source, obj=ref)
@@ -521,6 +522,9 @@ def _ref(data: Any, where: str | None) -> str:
 
 
 DRASIM_GROUP = "drasim.dev"
+# Kinds drasim writes in its own output (`simulate -o yaml` lists Events) but does not read: skipped without
+# a warning, so drasim's output reads back quietly (`kubectl get events -o yaml` gives either version).
+_WRITTEN_BY_DRASIM = frozenset({("v1", "Event"), ("events.k8s.io/v1", "Event")})
 
 
 def _unserved(api_version: str, kind: str, cls: type | None) -> bool:

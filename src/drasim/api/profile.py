@@ -13,7 +13,7 @@ from drasim.errors import DrasimError
 
 __all__ = [
     "DEFAULT_VERSION", "GATES", "RELEASES", "SIMULATED", "ApiStatus", "Gate", "ReleaseProfile",
-    "normalize_version", "parse_feature_gates", "profile_for",
+    "normalize_version", "parse_feature_gates", "parse_runtime_config", "profile_for",
 ]
 
 # Releases the table covers (doctor and lint speak about the older ones); drasim simulates the last four.
@@ -153,6 +153,25 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
     return out
 
 
+def parse_runtime_config(text: str) -> frozenset[str]:
+    """kube-apiserver's `--runtime-config` (`resource.k8s.io/v1beta2=true`, or one resource:
+    `resource.k8s.io/v1beta2/devicetaintrules=true`) -> the resource.k8s.io entries turned on (the only group
+    whose versions drasim models)."""
+    out: set[str] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        entry, sep, value = part.partition("=")
+        value = value.strip().lower() if sep else "true"  # `group/version` alone means true, as upstream
+        parts = entry.strip().split("/")
+        if value not in ("true", "false") or parts[0] != GROUP or len(parts) not in (2, 3) or not all(parts):
+            raise DrasimError(f"expected {GROUP}/VERSION[/RESOURCE][=true|false], got {part!r}")
+        if value == "true":
+            out.add("/".join(parts))
+    return frozenset(out)
+
+
 @dataclass(frozen=True)
 class ReleaseProfile:
     """A Kubernetes release's DRA feature gates (defaults plus overrides) and the resource.k8s.io versions
@@ -160,6 +179,9 @@ class ReleaseProfile:
 
     version: str = DEFAULT_VERSION
     overrides: Mapping[str, bool] = field(default_factory=dict)
+    # The API server's --runtime-config entries that are on, as `resource.k8s.io/v1beta2/devicetaintrules`
+    # (one resource) or `resource.k8s.io/v1beta2` (the whole version): those versions are served too.
+    runtime_config: frozenset[str] = frozenset()
 
     def gate(self, name: str) -> bool:
         """Whether the gate is on (False when the release does not have it)."""
@@ -206,16 +228,22 @@ class ReleaseProfile:
             return "absent"
         if kind == "DeviceTaintRule" and not self.gate(self.taint_rule_gate()):
             return "absent"
-        return "served" if version == "v1" else "runtime-config"
+        if version == "v1" or api_version in self.runtime_config or \
+                f"{api_version}/{kind.lower()}s" in self.runtime_config:
+            return "served"
+        return "runtime-config"
 
     def describe(self) -> str:
         """`Kubernetes 1.36 (DRADeviceTaintRules=true)`: the release and what the user changed."""
         changed = ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(self.overrides.items()))
+        if self.runtime_config:
+            runtime = ",".join(f"{entry}=true" for entry in sorted(self.runtime_config))
+            changed = f"{changed}, --runtime-config={runtime}" if changed else f"--runtime-config={runtime}"
         return f"Kubernetes {self.version}" + (f" ({changed})" if changed else "")
 
 
 def profile_for(version: str = DEFAULT_VERSION, feature_gates: str | Mapping[str, bool] | None = None, *,
-                releases: tuple[str, ...] = SIMULATED) -> ReleaseProfile:
+                releases: tuple[str, ...] = SIMULATED, runtime_config: frozenset[str] = frozenset()) -> ReleaseProfile:
     """The profile of `version` (any spelling `normalize_version` reads) with `feature_gates` applied.
 
     Like the real components, an unknown gate, a gate the release does not have, or a locked gate set
@@ -231,4 +259,4 @@ def profile_for(version: str = DEFAULT_VERSION, feature_gates: str | Mapping[str
                               f"these DRA gates: {known})")
         if gate.stage(minor) == "GA*" and not value:
             raise DrasimError(f"--feature-gates: cannot set feature gate {name} to false, feature is locked to true")
-    return ReleaseProfile(minor, gates)
+    return ReleaseProfile(minor, gates, runtime_config)

@@ -6,7 +6,7 @@ import click
 
 from drasim.api.profile import ReleaseProfile
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
-from drasim.cli.options import filename_option, profile_options
+from drasim.cli.options import filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, output_option
 from drasim.cli.simulate import load_inputs
 from drasim.errors import DrasimError
@@ -23,6 +23,7 @@ __all__ = ["capacity_cmd"]
               help="One Pod, Deployment, ReplicaSet, StatefulSet or Job, plus the claim templates it needs.")
 @click.option("--max", "max_replicas", type=click.IntRange(0, MAX_WORKLOAD_PODS), default=DEFAULT_MAX,
               show_default=True, help="Stop after this many replicas fit.")
+@load_restrictor_option
 @profile_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every documented tie-break.")
 @output_option("table", "json", "yaml", aliases={"text": "table"},
@@ -38,8 +39,8 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
 
     \b
     Example:
-      drasim capacity -f cluster/ --workload inference.yaml
-      24 more replicas fit: 16 via gpu/h100, 8 via gpu/a100-pair; the 25th fails: 0/9 nodes are ...
+      drasim capacity -f examples/cluster/ --workload examples/inference.yaml
+      24 more replicas fit: 16 via gpu/h100, 8 via gpu/a100-pair; the 25th fails: 0/4 nodes are ...
     """
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     objects, timelines = inputs.objects, inputs.timelines

@@ -21,7 +21,7 @@ from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
 from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs_records
-from drasim.cli.options import profile_options
+from drasim.cli.options import load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.reports import diagnostics_data, from_explanation
 from drasim.cli.textout import rich_console
@@ -122,7 +122,7 @@ def _console() -> Console:
 @click.argument("refs", nargs=-1, metavar="[TYPE[/NAME] | TYPE NAME...]", shell_complete=complete_type)
 @click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", type=click.Path(),
               help="File, directory (read recursively), cluster dump or - for stdin. Repeatable. With "
-                   "--kubeconfig/--context: applied on top of the live cluster.")
+                   "--kubeconfig/--context: applied on top of the live cluster. Default: the bundled demo.")
 @kube_options(all_namespaces=True, namespace_help="Namespace of the objects to explain (and of -f objects that "
                                                   "name none). Default: the kubeconfig context's with a live "
                                                   "cluster, else the only object of that name, else default.")
@@ -132,6 +132,7 @@ def _console() -> Console:
               help="With --scenario: the step to explain, 1 = the first (default 1). Earlier steps run first.")
 @click.option("--node", "node_names", multiple=True, metavar="NODE",
               help="Only these nodes (repeatable). Default: every node (with --scenario: the step's node).")
+@load_restrictor_option
 @profile_options(optional=True, help_text="Feature gates and API versions of this release (with --scenario: "
                                           "default the file's features).")
 @click.option("--at", "at", default=None, metavar="DURATION",
@@ -193,11 +194,8 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             found = _explain_refs(state, targets, kube, nodes, sc.allocator)
     else:
         if not targets:
-            raise click.UsageError("give TYPE and NAME (pod/NAME, resourceclaim NAME, pods -A) with -f PATH or "
-                                   "--kubeconfig/--context, or use --scenario FILE")
-        if not paths and not kube.live:
-            raise click.UsageError("give the cluster objects with -f PATH (files, directories, dumps, -) or read "
-                                   "a live cluster with --kubeconfig/--context")
+            raise click.UsageError("give TYPE and NAME (pod/NAME, resourceclaim NAME, pods -A), with -f PATH or "
+                                   "--kubeconfig/--context (default: the bundled demo), or use --scenario FILE")
         when = None
         if at is not None:
             try:

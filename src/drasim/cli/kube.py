@@ -197,9 +197,9 @@ def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
                    check_versions: bool = True) -> tuple[Inputs, ReleaseProfile]:
     """The objects a command works on: the live cluster (with --kubeconfig/--context) with the -f files
     applied on top, else the files, else the bundled demo (with the demo's profile); and the profile used."""
-    from drasim.cli.options import demo_profile
+    from drasim.cli.options import LOAD_RESTRICTOR_KEY, demo_profile
     from drasim.demo import demo_paths
-    from drasim.sources.inputs import read_inputs
+    from drasim.sources.inputs import ROOT_ONLY, read_inputs
 
     snapshot = kube.snapshot()
     if snapshot is None and not paths:
@@ -207,8 +207,10 @@ def command_inputs(paths: Sequence[str], profile: ReleaseProfile, kube: KubeArgs
         profile = demo_profile(profile)
     if snapshot is not None:
         profile = live_profile(profile, snapshot)
+    ctx = click.get_current_context(silent=True)
+    restrictor = ctx.meta.get(LOAD_RESTRICTOR_KEY, ROOT_ONLY) if ctx is not None else ROOT_ONLY
     inputs = read_inputs(list(paths), profile, timelines=timelines, check_versions=check_versions,
-                         namespace=kube.namespace, cluster=snapshot)
+                         namespace=kube.namespace, cluster=snapshot, load_restrictor=restrictor)
     freeze_heap()
     return inputs, profile
 

@@ -9,7 +9,7 @@ import click
 
 from drasim.api.profile import SIMULATED
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
-from drasim.cli.options import ReleaseProfile, filename_option, profile_options
+from drasim.cli.options import ReleaseProfile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
 from drasim.cli.reports import enabled_gates, envelope, from_lint, sarif_log
 from drasim.cluster import ClusterState
@@ -32,6 +32,7 @@ def _rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
 
 @click.command("lint")
 @filename_option()
+@load_restrictor_option
 @profile_options(LINT_VERSIONS, help_text="Check against the feature gates and API versions of this release.")
 @output_option("table", "json", "yaml", "sarif", "name",
                help="table; json/yaml: a LintReport (docs/json-output.md); sarif: a SARIF 2.1.0 log for code "

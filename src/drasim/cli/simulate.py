@@ -15,7 +15,7 @@ from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
-from drasim.cli.options import demo_profile, filename_option, profile_options
+from drasim.cli.options import demo_profile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
 from drasim.errors import DrasimError
@@ -26,10 +26,11 @@ from drasim.sim.report import (
     ClaimLine,
     PodLine,
     cluster_events,
-    event_objects,
+    extra_documents,
+    final_objects,
     pod_lines,
     pool_usage,
-    scores_document,
+    repeated_events,
     workload_mix,
 )
 from drasim.sim.settle import simulation_options
@@ -48,6 +49,7 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
 
 @click.command("simulate")
 @filename_option("Files, directories or - (stdin). Repeatable. Default: the bundled demo cluster and workloads.")
+@load_restrictor_option
 @profile_options()
 @click.option("--strict", is_flag=True, help="Exit 1 when the API server would reject any input object.")
 @click.option("--seed", type=int, default=0, show_default=True,
@@ -94,6 +96,8 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         where = ", ".join([*([kube.context or "the current context"] if kube.live else []), *paths])
         write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "
                      f"{where or 'the bundled demo'}")
+        # On stderr: stdout stays the table or the -o document.
+        click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
     lines = pod_lines(result)
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
@@ -103,16 +107,11 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         for line in rejected:
             click.echo(f"rejected at admission: {line}", err=True)
     if machine:
-        state = result.state
-        # Evicted pods as they were when deleted (terminating, DisruptionTarget set) unless replaced since.
-        evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
-        final: list[Any] = [*state.nodes.values(), *state.slices.values(), *state.classes.values(),
-                            *state.taint_rules.values(), *state.templates.values(), *state.claims.values(),
-                            *state.pods.values(), *evicted]
+        final = final_objects(result, profile)
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            extra = [*event_objects(result), scores_document(lines)]
+            extra = extra_documents(result, lines)
             if output == "yaml":
                 click.echo(yaml_documents([*(encode_object(o) for o in final), *extra]), nl=False)
             elif output == "json":
@@ -194,6 +193,9 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
     pending = [line for line in lines if line.status == "Pending"]
     out.line(f"Simulated {len(lines)} pod(s) on {len(result.state.nodes)} node(s) for "
              f"{_ago(result, result.end)}: {placed} placed, {len(pending)} pending.")
+    if result.steady_state:
+        out.line(f"Steady state at {_ago(result, result.end)}: {result.steady_state}; nothing ahead can change "
+                 "that, so the simulation stops here.")
     columns = ["POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"]
     if wide:
         columns += ["NODE SELECTOR", "TOP SCORES"]
@@ -248,9 +250,10 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
                                                              "FailedScheduling")]
     if notable:
         out.line("\nEvents:")
-        for event in notable:
+        for event, count, last in repeated_events(notable):
+            again = f" (x{count}, last {_ago(result, last)})" if count > 1 else ""
             out.line(f"  {_ago(result, event.time)}  {event.kind:<7} {event.object}  {event.reason}: "
-                          f"{event.message}")
+                     f"{event.message}{again}")
     if wide:
         events = cluster_events(result)
         if events:

@@ -13,7 +13,7 @@ from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSp
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
 from drasim.cli.kube import KubeArgs, kube_options, settled_inputs
-from drasim.cli.options import ReleaseProfile, profile_options
+from drasim.cli.options import ReleaseProfile, demo_profile, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cluster.state import ClusterState
 from drasim.controllers.devicetaint import PodImpact, rule_impact, rule_status, selected_devices
@@ -37,8 +37,9 @@ def taint() -> None:
 @click.argument("rule_path", metavar="RULE.yaml")
 @click.option("-f", "--filename", "paths", multiple=True, metavar="PATH", type=click.Path(),
               help="Cluster objects: file, directory (read recursively) or - for stdin. Repeatable. With "
-                   "--kubeconfig/--context: applied on top of the live cluster.")
+                   "--kubeconfig/--context: applied on top of the live cluster. Default: the bundled demo.")
 @kube_options()
+@load_restrictor_option
 @profile_options()
 @click.option("--effect", type=click.Choice(["None", "NoExecute"]), default="None", show_default=True,
               help="NoExecute also prints the status NoExecute would get and the eviction timeline.")
@@ -60,8 +61,7 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
     DeviceTaintRule (also for usage errors); 1 any other error.
     """
     if not paths and not kube.live:
-        raise click.UsageError("give the cluster objects with -f PATH or read a live cluster with "
-                               "--kubeconfig/--context")
+        profile = demo_profile(profile)  # the profile command_inputs gives the bundled demo it reads then
     rule = _read_rule(rule_path)
     # The cluster as `drasim simulate` leaves the inputs: plain manifests get their pods placed first.
     state, inputs = settled_inputs(list(paths), profile, kube)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from drasim.allocator import DeviceID
 from drasim.allocator.checks import REASON_ORDER
@@ -193,6 +194,12 @@ class Explanation:
     alternatives: dict[str, list[str]] = field(default_factory=dict)
     hints: list[Hint] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """`drasim explain -o json`'s data (explain.render.to_dict)."""
+        from drasim.explain.render import to_dict  # render reads this module
+
+        return to_dict(self)
 
     @property
     def allocatable_nodes(self) -> list[str]:

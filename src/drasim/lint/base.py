@@ -43,6 +43,10 @@ class LintFinding:
     # Further paths this finding stands for (repeats folded into one finding); not part of the output.
     covers: tuple[str, ...] = ()
 
+    def to_dict(self) -> dict[str, str | None]:
+        """The JSON form (the library's name for `to_json`)."""
+        return self.to_json()
+
     def to_json(self) -> dict[str, str | None]:
         """The stable `-o json` shape."""
         return {

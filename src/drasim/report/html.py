@@ -224,10 +224,12 @@ def render(data: ReportData) -> str:
         ("pods", s["pods"], "pods"), ("placed", s["placed"], "placed"), ("pending", s["pending"], "pending"),
         ("nodes", s["nodes"], "nodes"), ("busy", f'{s["busy"]}/{s["units"]}', "devices busy"),
         ("rejected", len(data.rejected), "rejected at admission")))
+    # The legend keys the device map: only workloads holding a device, and idle only if a device is.
     legend = "".join(
         f'<span class="legend-item" data-workload="{_e(w.name)}" data-colour="{_e(w.colour)}">'
-        f'<i class="sw" style="background:{_e(w.colour)}"></i>{_e(w.name)}</span>' for w in data.workloads)
-    legend += '<span class="legend-item"><i class="sw" style="background:#eef1f4"></i>idle</span>'
+        f'<i class="sw" style="background:{_e(w.colour)}"></i>{_e(w.name)}</span>' for w in data.workloads if w.units)
+    if s["units"] > s["busy"]:
+        legend += '<span class="legend-item"><i class="sw" style="background:#eef1f4"></i>idle</span>'
     workloads = []
     for w in data.workloads:
         if not w.replicas:

@@ -32,6 +32,7 @@ from drasim.scheduler import Scheduler, SchedulerConfig, ScheduleResult
 from drasim.scheduler.dra import PLUGIN
 from drasim.scheduler.framework import GATED
 from drasim.scheduler.prebind import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING
+from drasim.sim.steady import SteadyStateWatch, steady_note
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
 from drasim.sim.workloads import WorkloadController, check_timeline_workloads, check_workloads
 from drasim.validation.findings import Finding
@@ -138,6 +139,9 @@ class SimulationResult:
     evicted: list[Pod] = field(default_factory=list)  # as they were when evicted (DisruptionTarget set)
     # What the admission path turned away before the run: (source file, finding); set by the caller.
     rejected: list[tuple[str, Finding]] = field(default_factory=list)
+    # Why the run stopped before the horizon with retries still ahead (sim.steady), e.g. "1 pod waits for
+    # binding conditions no Timeline sets"; "" when it simply ran out of things to do.
+    steady_state: str = ""
 
     def pending(self) -> list[PodRecord]:
         """Pods that exist at the end and never got a node."""
@@ -190,6 +194,8 @@ class Simulation:
         self.pods: dict[Key, PodRecord] = {}
         self.binding: dict[Key, BindingWait] = {}  # pods in PreBind
         self.backoff: dict[Key, datetime] = {}  # pods whose PreBind failed: retried after the initial backoff
+        self.steady = SteadyStateWatch()
+        self.steady_state = ""
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -209,13 +215,14 @@ class Simulation:
                 self._log(execute(state, self.actions[next_action].action, seed=self.options.seed))
                 next_action += 1
             self._round()
-            wake = [t for t in (
+            others = [t for t in (
                 self.actions[next_action].time if next_action < len(self.actions) else None,
                 next_eviction_time(state),
                 self.runs.next_finish(state),
-                self._next_binding_time(),
                 next_rule_status_time(state, self.evictions.evicted_by_rule, tracker=self.evictions),
             ) if t is not None]
+            retry = self._next_binding_time()
+            wake = others if retry is None else [*others, retry]
             if not wake:
                 break
             nxt = min(wake)
@@ -226,11 +233,18 @@ class Simulation:
                 continue
             if nxt > end:
                 break
+            # Before the clock moves on: with only PreBind retries ahead, a shape seen before ends the run.
+            if others:
+                self.steady.reset()
+            elif self.steady.repeats(state, self.binding, self.backoff):
+                self.steady_state = steady_note(state, self.binding, self.backoff)
+                break
             rounds_here = 0
             state.now = nxt
         self._note_ends()
         return SimulationResult(state=state, events=self.events, pods=self.pods, start=self.options.start,
-                                end=state.now, evicted=[pod for _t, pod, _ev in self.evictions.evicted])
+                                end=state.now, evicted=[pod for _t, pod, _ev in self.evictions.evicted],
+                                steady_state=self.steady_state)
 
     def step(self) -> None:
         """One more round at the current instant, after `run()` (capacity adds replicas one at a time)."""

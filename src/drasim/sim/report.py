@@ -7,10 +7,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from typing import Any
 
 from drasim.allocator import DeviceID
-from drasim.api.core import Pod
+from drasim.api.core import Pod, PodExtendedResourceClaimStatus
+from drasim.api.profile import ReleaseProfile
 from drasim.cluster import ClusterState, Key, key_of
+from drasim.controllers.events import Event
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
 from drasim.sim.workloads import Workload
 
@@ -126,9 +129,17 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
             results = claim.status.allocation.devices.results
             out.append(ClaimLine(
                 pod_claim="(extended resources)", claim=f"{key[0]}/{ext.resource_claim_name}",
-                alternatives=sorted({r.request for r in results}),
+                alternatives=_extended_labels(ext, [r.request for r in results]),
                 devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
     return out
+
+
+def _extended_labels(ext: PodExtendedResourceClaimStatus, requests: list[str]) -> list[str]:
+    """`nvidia.com/gpu: 2` per extended resource, from the devices allocated to its requests: the
+    request names (`container-0-request-2`, upstream's) mean nothing to whoever wrote the pod."""
+    resource_of = {m.request_name: m.resource_name for m in ext.request_mappings}
+    counts = Counter(resource_of.get(name, name) for name in requests)
+    return [f"{resource}: {n}" for resource, n in sorted(counts.items())]
 
 
 def mix_label(claims: list[ClaimLine]) -> str:
@@ -256,6 +267,21 @@ def _source(reason: str, kind: str) -> str | None:
     return _SOURCES.get(reason)
 
 
+def repeated_events(events: list[Event]) -> list[tuple[Event, int, datetime]]:
+    """Identical events (object, type, reason, message) counted, not repeated, as the event recorder
+    aggregates them (client-go tools/record events_cache.go): each first occurrence in order, with how
+    many there were and the time of the last."""
+    seen: dict[tuple[str, str, str, str], list[Any]] = {}
+    for event in events:
+        entry = seen.get((event.object, event.kind, event.reason, event.message))
+        if entry is None:
+            seen[(event.object, event.kind, event.reason, event.message)] = [event, 1, event.time]
+        else:
+            entry[1] += 1
+            entry[2] = event.time
+    return [(e, n, last) for e, n, last in seen.values()]
+
+
 def cluster_events(result: SimulationResult) -> list[EventLine]:
     """The events a real cluster would record, aggregated as the event recorder does, oldest first."""
     lines: dict[tuple[str, str, str, str, str, str], EventLine] = {}
@@ -319,6 +345,25 @@ def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
     for s in path:
         skip[(obj, s)] = stamp
     return stamp
+
+
+def final_objects(result: SimulationResult, profile: ReleaseProfile | None = None) -> list[Any]:
+    """The objects `simulate -o yaml|json` lists: the cluster at the end, and evicted pods as they were when
+    deleted (terminating, DisruptionTarget set) unless replaced since. DeviceTaintRules are set to the newest
+    version `profile`'s release has (v1beta2 in 1.36: the same fields as v1), so the output reads back into a
+    cluster of that release."""
+    state = result.state
+    evicted = [p for p in result.evicted if (p.metadata.namespace or "default", p.metadata.name) not in state.pods]
+    rule_versions = profile.api_versions("DeviceTaintRule") if profile is not None else ()
+    for rule in state.taint_rules.values():
+        rule.api_version = f"resource.k8s.io/{rule_versions[0]}" if rule_versions else rule.api_version
+    return [*state.nodes.values(), *state.slices.values(), *state.classes.values(), *state.taint_rules.values(),
+            *state.templates.values(), *state.claims.values(), *state.pods.values(), *evicted]
+
+
+def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None) -> list[dict[str, object]]:
+    """What `simulate -o yaml|json` lists after the objects: the Events and the scores."""
+    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines)]
 
 
 def scores_document(lines: list[PodLine]) -> dict[str, object]:

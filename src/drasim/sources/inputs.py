@@ -44,6 +44,7 @@ class Inputs:
     # Documents that could not be read (also among the admission's rejections): the command goes on without
     # them, as `kubectl apply` does, and exits non-zero at the end (`raise_unreadable`).
     unreadable: list[InputError] = field(default_factory=list)
+    release: ReleaseProfile | None = None  # the profile the inputs were admitted for
 
     def raise_unreadable(self) -> None:
         """Raise an InputError (exit 2) when documents could not be read: commands call it at their end,
@@ -105,15 +106,22 @@ def admit_loaded(loaded: LoadResult, profile: ReleaseProfile, *, check_versions:
                  unreadable=loaded.errors)
 
 
+# Where a Timeline's `file:` may point, named after kustomize's --load-restrictor values: its own folder and
+# below (the default: a manifest from someone else must not make drasim read any file), or anywhere.
+ROOT_ONLY = "LoadRestrictionsRootOnly"
+LOAD_RESTRICTORS = (ROOT_ONLY, "LoadRestrictionsNone")
+
+
 def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any] | None = None,
                 timelines: bool = False, check_versions: bool = True, namespace: str | None = None,
-                cluster: ClusterSnapshot | None = None) -> Inputs:
+                cluster: ClusterSnapshot | None = None, load_restrictor: str = ROOT_ONLY) -> Inputs:
     """Read `paths` (files, directories, `-` for stdin) and admit the objects for `profile`. With
     `timelines`, Timeline documents are parsed too and the objects they apply admitted alongside.
 
     `namespace` (kubectl's -n) goes to namespaced objects of the files that name none; a file naming another
     namespace is an error, as with `kubectl apply -n`. `cluster` (a live snapshot) is admitted first, so the
-    files are applied on top of it: an object in both is the file's, with the duplicate warning."""
+    files are applied on top of it: an object in both is the file's, with the duplicate warning.
+    `load_restrictor` (LOAD_RESTRICTORS): whether a Timeline's `file:` may leave the Timeline's folder."""
     stdin_bytes: bytes | None = None
     if "-" in paths:
         stdin_bytes = read_stream(stdin if stdin is not None else sys.stdin.buffer, source="-")
@@ -125,7 +133,9 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     live = [Submitted(o, cluster.source, live=True) for o in cluster.objects] if cluster is not None else []
     if cluster is not None:
         loaded.warnings[:0] = cluster.warnings
-    found = _timelines(loaded) if timelines else []
+    if load_restrictor not in LOAD_RESTRICTORS:
+        raise InputError(f"load restrictor {load_restrictor!r} is not one of {', '.join(LOAD_RESTRICTORS)}")
+    found = _timelines(loaded, restricted=load_restrictor == ROOT_ONLY) if timelines else []
     admission = admit_loaded(loaded, profile, check_versions=check_versions, live=live)
     if found and namespace is not None:
         for timeline in found:  # a Timeline's objects are applied with the same -n
@@ -135,7 +145,7 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     if found:
         found = _admit_timelines(found, admission, profile)
     files = sorted(set(loaded.sources) | {e.source for e in loaded.errors if e.source})
-    return Inputs(admission, list(loaded.warnings), found, files, list(loaded.errors))
+    return Inputs(admission, list(loaded.warnings), found, files, list(loaded.errors), profile)
 
 
 def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str) -> None:
@@ -152,7 +162,7 @@ def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str
                              "this operation.", source=source, obj=object_ref(obj.KIND, meta))
 
 
-def _timelines(loaded: LoadResult) -> list[Timeline]:
+def _timelines(loaded: LoadResult, *, restricted: bool = True) -> list[Timeline]:
     """The Timeline documents the loader set aside (drasim's own documents), with `file:` references loaded.
     A Timeline that cannot be read is added to the load's errors (like any other document) and left out."""
     found: list[Timeline] = []
@@ -161,7 +171,8 @@ def _timelines(loaded: LoadResult) -> list[Timeline]:
             continue
         try:
             timeline = parse_timeline(doc, source=source, where=where)
-            _check_timeline_files(timeline)
+            if restricted:
+                _check_timeline_files(timeline)
             found.append(resolve_files(timeline, partial(_load_apply, _folder(timeline))))
         except InputError as err:
             loaded.errors.append(err)
@@ -194,7 +205,8 @@ def _check_timeline_files(timeline: Timeline) -> None:
             if os.path.isabs(name) or not _inside(root, os.path.realpath(target)):
                 what = "" if target == path else f" (its entry {os.path.relpath(target, base or '.')!r} links there)"
                 raise InputError(f"file {name!r} is outside {base or '.'!r}, the folder of this Timeline{what}: "
-                                 "a Timeline applies only files in its own folder or below",
+                                 "a Timeline applies only files in its own folder or below (with --load-restrictor "
+                                 f"{ROOT_ONLY}, the default; {LOAD_RESTRICTORS[1]} allows any file)",
                                  source=timeline.source, obj=timeline.ref, path=f"{ev.path}.file")
 
 

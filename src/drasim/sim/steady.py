@@ -1,0 +1,58 @@
+"""Steady state: the simulation stops when its only future is retries that end as they ended before."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+
+from drasim.cluster import ClusterState, Key
+
+
+def _allocations(state: ClusterState) -> tuple[tuple[Key, tuple[tuple[str, str, str], ...]], ...]:
+    out = []
+    for key, claim in state.claims.items():
+        allocation = claim.status.allocation if claim.status else None
+        if allocation is not None:
+            out.append((key, tuple((r.driver, r.pool, r.device) for r in allocation.devices.results)))
+    return tuple(sorted(out))
+
+
+class SteadyStateWatch:
+    """Remembers the cluster's shape at each wake-up whose only reasons are PreBind retries (binding
+    timeouts and the backoff after them; no Timeline action, eviction, pod finish or rule status ahead).
+
+    Such retries change nothing that a later one would not undo: when a shape comes back, the run would
+    repeat that cycle until the horizon (a week of identical events), so the loop stops there. The shape
+    leaves out time and messages: which pods wait in PreBind (and on which node), which back off, where
+    every pod runs and which devices every claim holds."""
+
+    def __init__(self) -> None:
+        self._seen: set[Hashable] = set()
+
+    def reset(self) -> None:
+        """Something else lies ahead (a Timeline action, an eviction...): earlier shapes prove nothing."""
+        self._seen.clear()
+
+    def repeats(self, state: ClusterState, binding: Mapping[Key, object], backoff: Mapping[Key, object]) -> bool:
+        """Record the shape now; True when it was seen before since the last reset."""
+        shape = (tuple(sorted((k, getattr(w, "node", "")) for k, w in binding.items())), tuple(sorted(backoff)),
+                 tuple(sorted((k, p.spec.node_name or "") for k, p in state.pods.items())), _allocations(state))
+        if shape in self._seen:
+            return True
+        self._seen.add(shape)
+        return False
+
+
+def steady_note(state: ClusterState, binding: Mapping[Key, object], backoff: Mapping[Key, object]) -> str:
+    """`1 pod waits for binding conditions no Timeline sets` (and the pending pods no node can take)."""
+    retrying = set(binding) | set(backoff)
+    pending = [k for k, p in state.pods.items() if not p.spec.node_name and k not in retrying
+               and p.metadata.deletion_timestamp is None
+               and (p.status is None or p.status.phase not in ("Succeeded", "Failed"))]
+    n = len(retrying)
+    parts = [f"{n} pod{'s wait' if n != 1 else ' waits'} for binding conditions no Timeline sets"]
+    if pending:
+        parts.append(f"{len(pending)} pending pod{'s' if len(pending) != 1 else ''} no node can take")
+    return "; ".join(parts)
+
+
+__all__ = ["SteadyStateWatch", "steady_note"]
