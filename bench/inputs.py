@@ -21,13 +21,12 @@ def _dump(docs: list[dict[str, Any]], path: Path) -> Path:
     return path
 
 
-def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
-    """Upstream scheduler_perf's `SchedulingWithResourceClaimTemplate/5000pods_500nodes` shape.
+_POD_SPEC: dict[str, Any] = {
+    "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10", "resources": {"claims": [{"name": "resource"}]}}],
+    "resourceClaims": [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]}
 
-    `nodes` nodes, each publishing one ResourceSlice of `devices` devices of the test driver
-    (maxClaimsPerNode), a DeviceClass for the driver, one claim template asking for one device, and
-    `pods` Pods that each reference the template (about 1.2 MB of YAML for the default shape).
-    """
+
+def _scheduler_perf_docs(pods: int, nodes: int, devices: int) -> list[dict[str, Any]]:
     docs: list[dict[str, Any]] = [
         {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "test-class"},
          "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRIVER}'"}}]}},
@@ -49,10 +48,30 @@ def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int 
     for p in range(pods):
         docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"test-dra-{p:05d}",
                                                                      "namespace": "default"},
-                     "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
-                                              "resources": {"claims": [{"name": "resource"}]}}],
-                              "resourceClaims": [{"name": "resource",
-                                                  "resourceClaimTemplateName": "test-claim-template"}]}})
+                     "spec": _POD_SPEC})
+    return docs
+
+
+def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
+    """Upstream scheduler_perf's `SchedulingWithResourceClaimTemplate/5000pods_500nodes` shape.
+
+    `nodes` nodes, each publishing one ResourceSlice of `devices` devices of the test driver
+    (maxClaimsPerNode), a DeviceClass for the driver, one claim template asking for one device, and
+    `pods` Pods that each reference the template (about 1.2 MB of YAML for the default shape).
+    """
+    return _dump(_scheduler_perf_docs(pods, nodes, devices), path)
+
+
+def deployments(path: Path, groups: int = 1, replicas: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
+    """`scheduler_perf`'s nodes and claim template with the pods as `groups` Deployments of `replicas` each:
+    1 x 5,000 (one big workload) and 1,000 x 5 (many small ones, as real clusters run) place the same pods."""
+    docs = _scheduler_perf_docs(0, nodes, devices)
+    for g in range(groups):
+        name = f"web-{g:04d}"
+        docs.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+                     "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                              "template": {"metadata": {"labels": {"app": name, "tier": "web"}},
+                                           "spec": _POD_SPEC}}})
     return _dump(docs, path)
 
 
