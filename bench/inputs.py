@@ -22,7 +22,8 @@ def _dump(docs: list[dict[str, Any]], path: Path) -> Path:
 
 
 _POD_SPEC: dict[str, Any] = {
-    "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10", "resources": {"claims": [{"name": "resource"}]}}],
+    "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
+                    "resources": {"claims": [{"name": "resource"}]}}],
     "resourceClaims": [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]}
 
 
