@@ -82,6 +82,9 @@ GATED = "Gated"
 ERROR = "Error"
 NO_NODES = "no nodes available to schedule pods"
 _MISSING = object()
+# A hostname spread selector whose pods sit on at most this many nodes shares its plan with other workloads
+# (correcting those nodes' score classes per cycle costs about what they are; more: a plan of its own).
+SHARED_SPREAD_NODES = 32
 
 
 @dataclass
@@ -144,6 +147,9 @@ class _Ctx:
     static_cache: dict[str, tuple[Node, Status | None, int, int]]
     spread: ts.Spread
     fit_cache: dict[int, Status | None] = field(default_factory=dict)
+    # Whether the plan's entries hold this pod's matching-pod counts of hostname spread constraints
+    # (else they hold 0 and `_scan` puts the counts of the few nodes with matching pods in).
+    own_counts: bool = True
 
 
 class Scheduler:
@@ -293,8 +299,13 @@ class Scheduler:
         dra_key = ctx.dra.plan_key()
         if dra_key is None or ctx.spread.filter:
             return Plan(cursor, generation, len(nc.names))  # per-pod inputs (allocated claims, global spread counts)
+        # Workloads whose pods are alike but for their spread selector share a plan while their pods sit on
+        # few nodes; a selector matching pods on many nodes keeps its own plan with its counts in the entries.
+        hosts = [idx for k, _skew, idx in ctx.spread.score if k == HOSTNAME]
+        ctx.own_counts = any(len(idx.by_node) > SHARED_SPREAD_NODES for idx in hosts)
         key = (ctx.static.key, tuple(sorted(ctx.req.items())), ctx.nz, ctx.dra_backed, dra_key,
-               tuple((k, skew, id(idx)) for k, skew, idx in ctx.spread.score))
+               tuple((k, skew) for k, skew, _idx in ctx.spread.score),
+               tuple(id(idx) for idx in hosts) if ctx.own_counts else ())
         plan = nc.plans.get(key)
         if plan is None or plan.generation != generation:
             if len(nc.plans) >= MAX_PLANS:
@@ -316,8 +327,9 @@ class Scheduler:
             return (st, -1)
         nc = self._cache
         labels = nc.state.nodes[name].metadata.labels  # type: ignore[union-attr]
-        spread = tuple(None if k not in labels else idx.by_node.get(name, 0) if k == HOSTNAME else labels[k]
-                       for k, _s, idx in ctx.spread.score)
+        own = ctx.own_counts
+        spread = tuple(None if k not in labels else (idx.by_node.get(name, 0) if own else 0) if k == HOSTNAME
+                       else labels[k] for k, _s, idx in ctx.spread.score)
         sv = ctx.static_cache[name]
         acct = nc.accounts[name]
         fm = plan.fit_memo.get(acct.key)
@@ -350,6 +362,8 @@ class Scheduler:
             feasible, classes, statuses = plan.scan(names, want, start, evaluate)
         else:
             feasible, classes, statuses = plan.scan_subset(names, candidates, want, start, evaluate)
+        if not ctx.own_counts:
+            ts.count_on_hosts(ctx.spread, plan, feasible, classes)
         self.next_start_node_index = (self.next_start_node_index + len(feasible) + len(statuses)) % num_all
         return feasible, classes, statuses
 
