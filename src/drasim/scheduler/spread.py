@@ -106,7 +106,7 @@ def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: lis
             if not count:
                 continue
             if where is None:
-                where = dict(zip(feasible, range(len(feasible))))
+                where = dict(zip(feasible, range(len(feasible)), strict=True))
             j = where.get(name)
             if j is None:
                 continue

@@ -9,7 +9,7 @@ from datetime import datetime
 from fractions import Fraction
 
 from drasim.allocator import DeviceID
-from drasim.api.core import Pod
+from drasim.api.core import Deployment, Job, Pod, ReplicaSet, StatefulSet
 from drasim.cluster import ClusterState, Key, key_of
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
 
@@ -61,8 +61,7 @@ class PoolUsage:
     counters: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)  # "set/counter" -> (used, total)
 
 
-def _owner_chain(state: ClusterState, pod: Pod) -> str:
-    by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
+def _owner_chain(by_uid: dict[str, Deployment | ReplicaSet | StatefulSet | Job], pod: Pod) -> str:
     ref = next((o for o in pod.metadata.owner_references if o.controller), None)
     label = ""
     seen: set[str] = set()
@@ -126,6 +125,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name."""
     state = result.state
     lines: list[PodLine] = []
+    by_uid = {w.metadata.uid: w for w in state.workloads if w.metadata.uid}
     for key in sorted(result.pods):
         record = result.pods[key]
         pod = state.pods.get(key)
@@ -140,7 +140,7 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
         else:
             status = "Pending"
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=_owner_chain(state, pod))
+                       workload=_owner_chain(by_uid, pod))
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         if record.last is not None and record.last.ranking is not None:

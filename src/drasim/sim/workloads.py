@@ -111,9 +111,15 @@ class WorkloadController:
             if w.metadata.creation_timestamp is None:
                 w.metadata.creation_timestamp = state.now
             self.seen.add(_wkey(w))
+        # Each Deployment's ReplicaSets, found in one pass (not one pass over every workload per Deployment).
+        replicasets: dict[tuple[str | None, str, str], list[ReplicaSet]] = {}
+        for w in state.workloads:
+            if isinstance(w, ReplicaSet) and (o := _controller(w)) is not None and o.kind == "Deployment":
+                replicasets.setdefault((w.metadata.namespace, o.name, o.uid), []).append(w)
         for w in list(state.workloads):
             if isinstance(w, Deployment):
-                events += self._deployment(state, w)
+                events += self._deployment(state, w, replicasets.get(
+                    (w.metadata.namespace or "default", w.metadata.name, w.metadata.uid or ""), []))
         events += self._collect_garbage(state)
         owned = self._owned_pods(state)
         for w in list(state.workloads):
@@ -205,15 +211,12 @@ class WorkloadController:
 
     # --- kinds ----------------------------------------------------------------------------------
 
-    def _deployment(self, state: ClusterState, d: Deployment) -> list[Event]:
+    def _deployment(self, state: ClusterState, d: Deployment, mine: list[ReplicaSet]) -> list[Event]:
         events: list[Event] = []
         ns = d.metadata.namespace or "default"
         replicas = 1 if d.spec.replicas is None else d.spec.replicas
         phash = pod_template_hash(d.spec.template)
         rs_name = f"{d.metadata.name}-{phash}"
-        mine = [w for w in state.workloads if isinstance(w, ReplicaSet) and w.metadata.namespace == ns
-                and (o := _controller(w)) is not None and o.kind == "Deployment"
-                and o.name == d.metadata.name and o.uid == d.metadata.uid]
         current = next((w for w in mine if w.metadata.name == rs_name), None)
         for old in mine:
             if old is not current:
