@@ -116,12 +116,12 @@ def build(tmp: Path) -> dict[str, list[str]]:
 
 def outputs(tmp: Path) -> dict[str, str]:
     """'shape -o format' -> exit code and output of `drasim simulate`."""
-    out = {}
-    for name, args in build(tmp).items():
-        for fmt in FORMATS:
-            result = CliRunner().invoke(cli, ["simulate", *args, "-o", fmt])
-            text = f"exit {result.exit_code}\n{result.output}"
-            # Paths differ between checkouts; the bytes around them must not.
-            out[f"{name} -o {fmt}"] = text.replace(str(tmp), "<tmp>").replace(
-                str(Path(drasim.__file__).parent), "<drasim>").replace(str(ROOT), "<root>")
-    return out
+    return {f"{name} -o {fmt}": run(tmp, args, fmt) for name, args in build(tmp).items() for fmt in FORMATS}
+
+
+def run(tmp: Path, args: list[str], fmt: str) -> str:
+    """Exit code and output of `drasim simulate ARGS -o FMT`, paths (which differ between checkouts) replaced."""
+    result = CliRunner().invoke(cli, ["simulate", *args, "-o", fmt])
+    text = f"exit {result.exit_code}\n{result.output}"
+    return text.replace(str(tmp), "<tmp>").replace(str(Path(drasim.__file__).parent), "<drasim>").replace(
+        str(ROOT), "<root>")
