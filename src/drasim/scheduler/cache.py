@@ -16,7 +16,7 @@ from drasim.cluster.state import ClusterState, Key
 from drasim.scheduler.filters import Selector, Status, counts_for_spread
 from drasim.scheduler.nodetree import node_tree_order
 from drasim.scheduler.plan import Plan
-from drasim.scheduler.queue import priority
+from drasim.scheduler.pods import priority
 from drasim.scheduler.resources import NodeAccount, Vector, counts_on_node, node_allocatable, pod_nonzero, pod_requests
 
 

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import msgspec
 
 from drasim.api.core import Pod
 from drasim.cluster.state import ClusterState, key_of
-from drasim.scheduler.dra import _owned_by
-
-if TYPE_CHECKING:
-    from drasim.scheduler.framework import ScheduleResult
+from drasim.scheduler.pods import owned_by, priority
+from drasim.scheduler.result import ScheduleResult
 
 MAX_FAILURES = 8
-
-
-def priority(pod: Pod) -> int:
-    """The pod's priority (0 when unset)."""
-    return pod.spec.priority or 0
 
 
 def queue_order(state: ClusterState, pods: list[Pod]) -> list[Pod]:
@@ -46,7 +37,7 @@ def failure_shape(state: ClusterState, pod: Pod) -> tuple[object, ...] | None:
         cstatus = claim.status
         if cstatus is not None and (cstatus.allocation is not None or cstatus.reserved_for or cstatus.devices):
             return None
-        claims.append((claim.metadata.namespace or "default", _owned_by(claim, pod),
+        claims.append((claim.metadata.namespace or "default", owned_by(claim, pod),
                        claim.spec, cstatus))
     status = pod.status
     rstatus: object = None
