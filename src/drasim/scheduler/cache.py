@@ -77,6 +77,9 @@ class NodeCache:
         self.plans: dict[tuple[object, ...], Plan] = {}
         self.dirty: list[str] = []
         self.device_pos = 0
+        # Per pod key: its containers, init containers and overhead (the objects) and the requests read from
+        # them, so a cycle and the pod's binding read the quantities once.
+        self.requests_of: dict[Key, tuple[object, object, object, Vector, tuple[int, int]]] = {}
 
     def intern(self, value: tuple[object, ...]) -> int:
         found = self.interned.get(value)
@@ -168,7 +171,7 @@ class NodeCache:
         assumed = self.assumed.get(key) if self.assumed else None
         if pod is not None and (counts_on_node(pod) or assumed):
             node_name = pod.spec.node_name or assumed or ""
-            req, nz = pod_requests(pod), pod_nonzero(pod)
+            req, nz = self.requests(key, pod)
             acct = self.accounts.get(node_name)
             if acct is None:
                 acct = self.accounts[node_name] = NodeAccount()
@@ -188,6 +191,18 @@ class NodeCache:
                 if idx.matches(snap):
                     idx.add(node_name, state.nodes.get(node_name), +1)
         return touched
+
+    def requests(self, key: Key, pod: Pod) -> tuple[Vector, tuple[int, int]]:
+        """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once while
+        its containers and overhead are the same objects; the vector is shared: read only."""
+        spec = pod.spec
+        hit = self.requests_of.get(key)
+        if hit is not None and hit[0] is spec.containers and hit[1] is spec.init_containers \
+                and hit[2] is spec.overhead:
+            return hit[3], hit[4]
+        req, nz = pod_requests(pod), pod_nonzero(pod)
+        self.requests_of[key] = (spec.containers, spec.init_containers, spec.overhead, req, nz)
+        return req, nz
 
     def _watching(self, pod: Pod) -> list[SelectorIndex]:
         """The indexes whose selector could match the pod (each at most once)."""

@@ -77,7 +77,7 @@ from drasim.scheduler.pods import priority
 from drasim.scheduler.prebind import binding_outcome
 from drasim.scheduler.queue import FailureMemory, queue_order
 from drasim.scheduler.ranking import NodeScore, Ranking
-from drasim.scheduler.resources import CPU, MEMORY, NodeAccount, Vector, pod_nonzero, pod_requests
+from drasim.scheduler.resources import CPU, MEMORY, NodeAccount, Vector
 from drasim.scheduler.result import ERROR, GATED, SCHEDULED, ScheduleResult
 
 __all__ = ["GATED", "NodeScore", "ScheduleResult", "Scheduler", "node_tree_order", "num_feasible_nodes_to_find",
@@ -246,8 +246,9 @@ class Scheduler:
         cache = self._cache.static.get(static.key)
         if cache is None:
             cache = self._cache.static[static.key] = {}
-        return _Ctx(pod=pod, key=key, namespace=key[0], static=static, req=pod_requests(pod), nz=pod_nonzero(pod),
-                    dra=dra, dra_backed=frozenset(), static_cache=cache, spread=ts.Spread())
+        req, nz = self._cache.requests(key, pod)
+        return _Ctx(pod=pod, key=key, namespace=key[0], static=static, req=req, nz=nz, dra=dra,
+                    dra_backed=frozenset(), static_cache=cache, spread=ts.Spread())
 
     def _plan(self, ctx: _Ctx) -> Plan:
         """The plan for pods that read nodes as this one does (a fresh one when it cannot be shared)."""
