@@ -1,0 +1,71 @@
+"""The scheduler cache's spread selector indexes, found per pod by namespace and label (issue #27), count
+exactly the pods a match of every pod against every selector counts, through adds, relabels and deletes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from helpers import build, node
+from hypothesis import given
+from hypothesis import strategies as st
+
+from drasim.api.core import Pod
+from drasim.cluster import ClusterState, key_of
+from drasim.scheduler.cache import NodeCache
+from drasim.scheduler.filters import counts_for_spread, parse_selector
+
+NODES = ["n0", "n1", "n2"]
+KEYS = ["app", "tier"]
+VALUES = ["a", "b", "c"]
+labels = st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=2)
+requirement = st.one_of(
+    st.builds(lambda k, op, vs: {"key": k, "operator": op, "values": vs}, st.sampled_from(KEYS),
+              st.sampled_from(["In", "NotIn"]), st.lists(st.sampled_from(VALUES), min_size=1, max_size=2)),
+    st.builds(lambda k, op: {"key": k, "operator": op}, st.sampled_from(KEYS), st.sampled_from(["Exists",
+                                                                                                 "DoesNotExist"])))
+selector = st.one_of(st.builds(lambda m: {"matchLabels": m}, labels),
+                     st.builds(lambda e: {"matchExpressions": e}, st.lists(requirement, max_size=2)))
+pod_spec = st.tuples(st.sampled_from(["default", "other"]), labels, st.sampled_from([*NODES, ""]))
+# An event: add a pod, relabel pod i, delete pod i, or create an index for a selector in a namespace.
+event = st.one_of(st.tuples(st.just("add"), pod_spec), st.tuples(st.just("relabel"), st.integers(0, 30), labels),
+                  st.tuples(st.just("delete"), st.integers(0, 30)),
+                  st.tuples(st.just("index"), st.sampled_from(["default", "other"]), selector))
+
+
+def _pod(i: int, namespace: str, lab: dict[str, str], node_name: str) -> Pod:
+    return build(Pod, {"metadata": {"name": f"p{i}", "namespace": namespace, "labels": lab},
+                       "spec": {"nodeName": node_name, "containers": [{"name": "c"}]}})
+
+
+@given(st.lists(event, max_size=40))
+def test_indexes_count_what_matching_every_pod_counts(events: list[Any]) -> None:
+    state = ClusterState()
+    for name in NODES:
+        state.add(node(name, labels={"zone": f"z{name[-1]}"}))
+    cache = NodeCache()
+    made: list[tuple[str, Any]] = []
+    keys: list[tuple[str, str]] = []
+    for i, ev in enumerate(events):
+        if ev[0] == "add":
+            namespace, lab, node_name = ev[1]
+            pod = _pod(i, namespace, lab, node_name)
+            state.add(pod)
+            keys.append(key_of(pod))
+        elif ev[0] == "relabel" and keys and keys[ev[1] % len(keys)] in state.pods:
+            key = keys[ev[1] % len(keys)]
+            state.pods[key].metadata.labels = dict(ev[2])
+            state.pod_changed(key)
+        elif ev[0] == "delete" and keys and keys[ev[1] % len(keys)] in state.pods:
+            state.delete_pod(keys[ev[1] % len(keys)])
+        elif ev[0] == "index":
+            cache.sync(state, {})
+            made.append((ev[1], parse_selector(ev[2])))
+            cache.index(*made[-1])
+        cache.sync(state, {})
+    for namespace, sel in made:
+        idx = cache.index(namespace, sel)
+        want: dict[str, int] = {}
+        for pod in state.pods.values():
+            if pod.spec.node_name and counts_for_spread(pod, namespace, sel):
+                want[pod.spec.node_name] = want.get(pod.spec.node_name, 0) + 1
+        assert {n: c for n, c in idx.by_node.items() if c} == want
