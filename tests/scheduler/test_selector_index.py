@@ -6,17 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from helpers import build, node
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.api.core import Pod
-from drasim.cluster import ClusterState, key_of
+from drasim.cluster import ClusterState
 from drasim.scheduler.cache import NodeCache
 from drasim.scheduler.filters import counts_for_spread, parse_selector
+from hypothesis_budget import examples
 
 NODES = ["n0", "n1", "n2"]
 KEYS = ["app", "tier"]
-VALUES = ["a", "b", "c"]
+VALUES = ["a", "b"]
 labels = st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=2)
 requirement = st.one_of(
     st.builds(lambda k, op, vs: {"key": k, "operator": op, "values": vs}, st.sampled_from(KEYS),
@@ -26,10 +27,10 @@ requirement = st.one_of(
 selector = st.one_of(st.builds(lambda m: {"matchLabels": m}, labels),
                      st.builds(lambda e: {"matchExpressions": e}, st.lists(requirement, max_size=2)))
 pod_spec = st.tuples(st.sampled_from(["default", "other"]), labels, st.sampled_from([*NODES, ""]))
-# An event: add a pod, relabel pod i, delete pod i, or create an index for a selector in a namespace.
-event = st.one_of(st.tuples(st.just("add"), pod_spec), st.tuples(st.just("relabel"), st.integers(0, 30), labels),
-                  st.tuples(st.just("delete"), st.integers(0, 30)),
-                  st.tuples(st.just("index"), st.sampled_from(["default", "other"]), selector))
+# After the pods: relabel pod i, delete pod i, or add one more.
+edit = st.one_of(st.tuples(st.just("relabel"), st.integers(0, 30), labels),
+                 st.tuples(st.just("delete"), st.integers(0, 30)), st.tuples(st.just("add"), pod_spec))
+index = st.tuples(st.sampled_from(["default", "other"]), selector)
 
 
 def _pod(i: int, namespace: str, lab: dict[str, str], node_name: str) -> Pod:
@@ -37,31 +38,39 @@ def _pod(i: int, namespace: str, lab: dict[str, str], node_name: str) -> Pod:
                        "spec": {"nodeName": node_name, "containers": [{"name": "c"}]}})
 
 
-@given(st.lists(event, max_size=40))
-def test_indexes_count_what_matching_every_pod_counts(events: list[Any]) -> None:
+@settings(max_examples=examples(200))
+@given(st.lists(index, min_size=1, max_size=4), st.lists(pod_spec, max_size=12), st.lists(edit, max_size=10),
+       st.lists(index, max_size=4))
+def test_indexes_count_what_matching_every_pod_counts(early: list[Any], pods: list[Any], edits: list[Any],
+                                                     late: list[Any]) -> None:
+    """Indexes made before the pods (kept incrementally) and after them (filled from the candidates)."""
     state = ClusterState()
     for name in NODES:
         state.add(node(name, labels={"zone": f"z{name[-1]}"}))
     cache = NodeCache()
-    made: list[tuple[str, Any]] = []
-    keys: list[tuple[str, str]] = []
-    for i, ev in enumerate(events):
+    cache.sync(state, {})
+    made = [(namespace, parse_selector(raw)) for namespace, raw in early]
+    for namespace, sel in made:
+        cache.index(namespace, sel)
+    keys = []
+    for i, (namespace, lab, node_name) in enumerate(pods):
+        state.add(_pod(i, namespace, lab, node_name))
+        keys.append((namespace, f"p{i}"))
+        cache.sync(state, {})
+    for j, ev in enumerate(edits):
         if ev[0] == "add":
             namespace, lab, node_name = ev[1]
-            pod = _pod(i, namespace, lab, node_name)
-            state.add(pod)
-            keys.append(key_of(pod))
-        elif ev[0] == "relabel" and keys and keys[ev[1] % len(keys)] in state.pods:
+            state.add(_pod(100 + j, namespace, lab, node_name))
+            keys.append((namespace, f"p{100 + j}"))
+        elif keys and keys[ev[1] % len(keys)] in state.pods:
             key = keys[ev[1] % len(keys)]
-            state.pods[key].metadata.labels = dict(ev[2])
-            state.pod_changed(key)
-        elif ev[0] == "delete" and keys and keys[ev[1] % len(keys)] in state.pods:
-            state.delete_pod(keys[ev[1] % len(keys)])
-        elif ev[0] == "index":
-            cache.sync(state, {})
-            made.append((ev[1], parse_selector(ev[2])))
-            cache.index(*made[-1])
+            if ev[0] == "relabel":
+                state.pods[key].metadata.labels = dict(ev[2])
+                state.pod_changed(key)
+            else:
+                state.delete_pod(key)
         cache.sync(state, {})
+    made += [(namespace, parse_selector(raw)) for namespace, raw in late]
     for namespace, sel in made:
         idx = cache.index(namespace, sel)
         want: dict[str, int] = {}
