@@ -3,6 +3,9 @@
 # Kept incrementally from the ClusterState's change feeds (`node_version`, `pod_log`, `device_log`): a cycle
 # reads the accounts of the nodes it looks at, never the whole pod list. `dirty` lists the nodes whose
 # pods or devices changed, in order; each Plan keeps a cursor into it and forgets those nodes' verdicts.
+# PodTopologySpread's selector indexes are found per pod by namespace and label value (`watch`), and a new
+# index reads the pods carrying its label (`by_label`): a pod's bookkeeping does not grow with the number
+# of workloads, nor an index's with the number of pods.
 
 from __future__ import annotations
 
