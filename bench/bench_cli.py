@@ -35,8 +35,7 @@ def main() -> None:
         json_cpu: dict[str, float] = {}
         large = "--large" in sys.argv
         for label, path in shapes.items():
-            # 1,000 small Deployments cost several times more today: every format only with --large.
-            for fmt in FORMATS if large or not label.startswith("1,000") else FORMATS[:1]:
+            for fmt in FORMATS:
                 factor = calibration_factor()
                 cpu = run_drasim("simulate", "-f", str(path), "-o", fmt, env=ENV).cpu
                 json_cpu.setdefault(label, cpu)
@@ -46,8 +45,7 @@ def main() -> None:
         report("1,000 Deployments x 5 over 1 x 5,000 (-o json CPU-s)",
                json_cpu["1,000 Deployments x 5"] / json_cpu["1 Deployment x 5,000"], "x", TARGET_GROUPING_RATIO)
         if not large:
-            print("(run with --large for 1,000 Deployments x 5 in every format and 50,000 h100-else-a100 "
-                  "replicas onto 2,500 H100 + 2,500 A100 nodes)")
+            print("(run with --large for 50,000 h100-else-a100 replicas onto 2,500 H100 + 2,500 A100 nodes)")
             return
         fleet = inputs.h100_else_a100(Path(tmp) / "large")
         factor = calibration_factor()

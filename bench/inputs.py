@@ -56,22 +56,30 @@ def _pods(count: int) -> list[dict[str, Any]]:
              "spec": POD_SPEC} for p in range(count)]
 
 
+def _scheduler_perf_docs(pods: int, nodes: int, devices: int) -> list[dict[str, Any]]:
+    return [*_cluster(nodes, devices), *_pods(pods)]
+
+
 def scheduler_perf(path: Path, pods: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
     """Upstream scheduler_perf's `SchedulingWithResourceClaimTemplate/5000pods_500nodes` shape: the cluster
     of `_cluster` and `pods` Pods that each reference the template (about 1.2 MB of YAML by default)."""
-    return _dump([*_cluster(nodes, devices), *_pods(pods)], path)
+    return _dump(_scheduler_perf_docs(pods, nodes, devices), path)
 
 
-def deployment(name: str, replicas: int) -> dict[str, Any]:
-    """A Deployment of scheduler_perf's pod (one device through the claim template)."""
+def deployment(name: str, replicas: int, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """A Deployment of scheduler_perf's pod (one device through the claim template); its pods carry `app: NAME`
+    and `labels`."""
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
             "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}}, "spec": POD_SPEC}}}
+                     "template": {"metadata": {"labels": {"app": name, **(labels or {})}}, "spec": POD_SPEC}}}
 
 
-def deployments(path: Path, count: int, replicas: int, nodes: int = 500, devices: int = 10) -> Path:
-    """scheduler_perf's cluster with `count` Deployments of `replicas` each (1 x 5,000 or 1,000 x 5)."""
-    return _dump([*_cluster(nodes, devices), *(deployment(f"app-{i:04d}", replicas) for i in range(count))], path)
+def deployments(path: Path, groups: int = 1, replicas: int = 5000, nodes: int = 500, devices: int = 10) -> Path:
+    """`scheduler_perf`'s nodes and claim template with the pods as `groups` Deployments of `replicas` each:
+    1 x 5,000 (one big workload) and 1,000 x 5 (many small ones, as real clusters run) place the same pods."""
+    docs = _cluster(nodes, devices)
+    docs += [deployment(f"web-{g:04d}", replicas, {"tier": "web"}) for g in range(groups)]
+    return _dump(docs, path)
 
 
 def cluster_only(path: Path, nodes: int = 500, devices: int = 10) -> Path:

@@ -18,8 +18,18 @@ MAX_LINES = 700
 
 
 def _layer_modules() -> set[str]:
-    (layers,) = [c for c in CONFIG["contracts"] if c["type"] == "layers"]
+    (layers,) = [c for c in CONFIG["contracts"] if c["type"] == "layers" and not c.get("containers")]
     return {m.strip() for row in layers["layers"] for m in row.split("|")}
+
+
+def test_the_scheduler_reads_top_down() -> None:
+    # Issue #27: the scheduler's modules had imported each other in a circle; its own layers contract
+    # (exhaustive: a new module must take a row) keeps each importing only the rows below it.
+    (scheduler,) = [c for c in CONFIG["contracts"] if c.get("containers") == ["drasim.scheduler"]]
+    assert scheduler["type"] == "layers" and scheduler["exhaustive"]
+    rows = {m.strip() for row in scheduler["layers"] for m in row.split("|")}
+    assert rows == {p.stem for p in (SRC / "scheduler").glob("*.py") if p.stem != "__init__"}
+    assert scheduler["layers"][0] == "framework"
 
 
 def test_the_contracts_are_kept() -> None:

@@ -105,6 +105,19 @@ def test_generated_fleet_identical(monkeypatch: pytest.MonkeyPatch, h100: int, a
     assert fast_calls < slow_calls  # failures were reused
 
 
+def test_failures_shared_across_workloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods alike from different Deployments share a failed cycle: 40 Deployments of 5 one-GPU pods onto
+    160 GPUs leave 40 pods pending after one full failure cycle, not one per Deployment."""
+    def make() -> tuple[list[Any], list[Any]]:
+        objects = [*bs.fleet(20, 0), bs._template("one-gpu", bs.ONE_GPU)]
+        objects += [bs._deployment(f"web-{i}", 5, "one-gpu") for i in range(40)]
+        return objects, []
+
+    fast, slow_calls, fast_calls = _both(make, monkeypatch, {"features": Features()})
+    assert sum(1 for n in fast["placements"].values() if not n) == 40
+    assert slow_calls == 40 and fast_calls == 1
+
+
 def test_struct_copy_matches_deepcopy() -> None:
     objects = [bs._template("h100-else-a100", bs.H100_ELSE_A100), bs._template("one-gpu", bs.ONE_GPU)]
     objects += load_inputs(demo_paths())[0]

@@ -3,6 +3,9 @@
 # Kept incrementally from the ClusterState's change feeds (`node_version`, `pod_log`, `device_log`): a cycle
 # reads the accounts of the nodes it looks at, never the whole pod list. `dirty` lists the nodes whose
 # pods or devices changed, in order; each Plan keeps a cursor into it and forgets those nodes' verdicts.
+# PodTopologySpread's selector indexes are found per pod by namespace and label value (`watch`), and a new
+# index reads the pods carrying its label (`by_label`): a pod's bookkeeping does not grow with the number
+# of workloads, nor an index's with the number of pods.
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from drasim.cluster.state import ClusterState, Key
 from drasim.scheduler.filters import Selector, Status, counts_for_spread
 from drasim.scheduler.nodetree import node_tree_order
 from drasim.scheduler.plan import Plan
-from drasim.scheduler.queue import priority
+from drasim.scheduler.pods import priority
 from drasim.scheduler.resources import NodeAccount, Vector, counts_on_node, node_allocatable, pod_nonzero, pod_requests
 
 
@@ -67,10 +70,19 @@ class NodeCache:
         self.pods_len = -1
         self.static: dict[tuple[object, ...], dict[str, tuple[Node, Status | None, int, int]]] = {}
         self.indexes: dict[tuple[str, Selector], SelectorIndex] = {}
+        # Which indexes a pod can count for, by namespace and then by one label (key, value) their selector
+        # requires (None: the selector requires no single value), so a pod is matched only against those.
+        self.watch: dict[str, dict[tuple[str, str] | None, list[SelectorIndex]]] = {}
+        # Counted pods by (namespace, label key, value) and by namespace: a new index reads only its candidates.
+        self.by_label: dict[tuple[str, str, str], set[Key]] = {}
+        self.by_namespace: dict[str, set[Key]] = {}
         self.owners: tuple[int, dict[tuple[str, str, str], Any]] = (-1, {})
         self.plans: dict[tuple[object, ...], Plan] = {}
         self.dirty: list[str] = []
         self.device_pos = 0
+        # Per pod key: its containers, init containers and overhead (the objects) and the requests read from
+        # them, so a cycle and the pod's binding read the quantities once.
+        self.requests_of: dict[Key, tuple[object, object, object, Vector, tuple[int, int]]] = {}
 
     def intern(self, value: tuple[object, ...]) -> int:
         found = self.interned.get(value)
@@ -133,6 +145,8 @@ class NodeCache:
         self.contrib = {}
         self.node_pods = {}
         self.priorities = {}
+        self.by_label = {}
+        self.by_namespace = {}
         for idx in self.indexes.values():
             idx.by_node.clear()
             for counts in idx.domains.values():
@@ -152,14 +166,15 @@ class NodeCache:
             self.priorities[priority(old_pod)] -= 1
             self.node_pods[node_name].discard(key)
             touched.add(node_name)
-            for idx in self.indexes.values():
+            self._unlabel(key, old_pod)
+            for idx in self._watching(old_pod):
                 if idx.matches(old_pod):
                     idx.add(node_name, state.nodes.get(node_name), -1)
         pod = state.pods.get(key)
         assumed = self.assumed.get(key) if self.assumed else None
         if pod is not None and (counts_on_node(pod) or assumed):
             node_name = pod.spec.node_name or assumed or ""
-            req, nz = pod_requests(pod), pod_nonzero(pod)
+            req, nz = self.requests(key, pod)
             acct = self.accounts.get(node_name)
             if acct is None:
                 acct = self.accounts[node_name] = NodeAccount()
@@ -174,17 +189,68 @@ class NodeCache:
                        spec=msgspec.structs.replace(pod.spec), status=pod.status)
             self.contrib[key] = (node_name, req, nz, snap)
             touched.add(node_name)
-            for idx in self.indexes.values():
-                if idx.matches(pod):
+            self._label(key, snap)
+            for idx in self._watching(snap):
+                if idx.matches(snap):
                     idx.add(node_name, state.nodes.get(node_name), +1)
         return touched
+
+    def requests(self, key: Key, pod: Pod) -> tuple[Vector, tuple[int, int]]:
+        """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once while
+        its containers and overhead are the same objects; the vector is shared: read only."""
+        spec = pod.spec
+        hit = self.requests_of.get(key)
+        if hit is not None and hit[0] is spec.containers and hit[1] is spec.init_containers \
+                and hit[2] is spec.overhead:
+            return hit[3], hit[4]
+        req, nz = pod_requests(pod), pod_nonzero(pod)
+        self.requests_of[key] = (spec.containers, spec.init_containers, spec.overhead, req, nz)
+        return req, nz
+
+    def _watching(self, pod: Pod) -> list[SelectorIndex]:
+        """The indexes whose selector could match the pod (each at most once)."""
+        hooks = self.watch.get(pod.metadata.namespace or "default")
+        if not hooks:
+            return []
+        found = list(hooks.get(None, ()))
+        for item in pod.metadata.labels.items():
+            more = hooks.get(item)
+            if more:
+                found += more
+        return found
+
+    def _label(self, key: Key, snap: Pod) -> None:
+        ns = snap.metadata.namespace or "default"
+        self.by_namespace.setdefault(ns, set()).add(key)
+        for k, v in snap.metadata.labels.items():
+            self.by_label.setdefault((ns, k, v), set()).add(key)
+
+    def _unlabel(self, key: Key, snap: Pod) -> None:
+        ns = snap.metadata.namespace or "default"
+        self.by_namespace[ns].discard(key)
+        for k, v in snap.metadata.labels.items():
+            self.by_label[(ns, k, v)].discard(key)
 
     def index(self, namespace: str, selector: Selector) -> SelectorIndex:
         """The (kept) index of pods matching the selector in the namespace."""
         found = self.indexes.get((namespace, selector))
         if found is None:
             found = self.indexes[(namespace, selector)] = SelectorIndex(namespace, selector)
-            for node_name, _req, _nz, snap in self.contrib.values():
+            if not selector:  # nil or empty: counts no pod (counts_for_spread)
+                return found
+            hooks = self.watch.setdefault(namespace, {})
+            hook = next((r for r in selector if r[1] == "In"), None)
+            if hook is None:
+                hooks.setdefault(None, []).append(found)
+                candidates: set[Key] = self.by_namespace.get(namespace, set())
+            else:
+                candidates = set()
+                for value in hook[2]:
+                    hooks.setdefault((hook[0], value), []).append(found)
+                    candidates |= self.by_label.get((namespace, hook[0], value), set())
+            contrib = self.contrib
+            for key in candidates:
+                node_name, _req, _nz, snap = contrib[key]
                 if found.matches(snap):
                     found.add(node_name, None, +1)
         return found

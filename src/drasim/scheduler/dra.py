@@ -29,6 +29,7 @@ from drasim.scheduler import scores as sc
 from drasim.scheduler.extended import extended_requests, generated_name, resolve_class
 from drasim.scheduler.filters import UNRESOLVABLE, Status
 from drasim.scheduler.grouping import Shape, dynamic_signature, shape_key, static_signature
+from drasim.scheduler.pods import owned_by
 from drasim.scheduler.prebind import needs_binding_conditions
 from drasim.scheduler.resources import Vector, is_dra_extended
 
@@ -51,12 +52,6 @@ CONSTANT_REASONS = frozenset({REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE, REAS
 
 class CycleError(Exception):
     """A Filter/Score/PreBind error: the scheduling attempt ends with status Error and this message."""
-
-
-def _owned_by(claim: ResourceClaim, pod: Pod) -> bool:
-    """metav1.IsControlledBy: a controller ownerRef with the pod's UID."""
-    uid = pod.metadata.uid or ""
-    return any(ref.controller and (ref.uid or "") == uid for ref in claim.metadata.owner_references)
 
 
 def reserved_for_pod(claim: ResourceClaim, pod: Pod) -> bool:
@@ -279,7 +274,7 @@ class DraCycle:
                 return f'could not find ResourceClaim "{ns}/{name}"'
             if claim.metadata.deletion_timestamp is not None:
                 return f'resourceclaim "{name}" is being deleted'
-            if check_owner and ((claim.metadata.namespace or "default") != ns or not _owned_by(claim, pod)):
+            if check_owner and ((claim.metadata.namespace or "default") != ns or not owned_by(claim, pod)):
                 return releases.not_owner(self.state.features.release, f"{ns}/{name}", ref)
             self.user.append((entry.name, claim))
         return None

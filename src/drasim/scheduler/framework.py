@@ -21,12 +21,15 @@
 # timeout. The PreBind wait for binding conditions is polled by the simulation engine (binding_check).
 #
 # Speed. Per node and "plan" (the pods that read nodes the same way: same static filters, requests, claim
-# shapes and spread selector, i.e. replicas) the Filter verdict and raw scores are cached until the node
-# changes (its pods, or allocations in its pools), in a Plan (plan.py) whose sampled scan works on sorted
-# positions; scores are computed per class of equal inputs (ranking.py).
+# shapes and spread constraints, whatever workload owns them) the Filter verdict and raw scores are cached
+# until the node changes (its pods, or allocations in its pools), in a Plan (plan.py) whose sampled scan
+# works on sorted positions; scores are computed per class of equal inputs (ranking.py). A hostname spread
+# selector with pods on few nodes has its counts put into those nodes' classes per cycle (spread.py), so
+# small workloads share one plan; the failure memory (queue.py) is shared alike.
 # DynamicResources groups nodes by signature (grouping.py).
 #
 # Layout (upstream's seams): this module is the scheduling cycle (schedule_one.go) and Reserve/Bind;
+# result.py what a cycle decided, pods.py the pod facts several parts read (priority, claim ownership);
 # cache.py the scheduler cache, nodetree.py the scan order and sampling, queue.py the queue's order and the
 # failure memory, spread.py PodTopologySpread, preemption.py the PostFilter messages, dra.py the
 # DynamicResources plugin, which the cycle reaches only through its PreEnqueue/PreFilter/Filter/Score/
@@ -40,8 +43,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
-from drasim.api.resource import AllocationResult, ResourceClaim, ResourceClaimConsumerReference
+from drasim.api.core import Node, Pod, PodStatus
+from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference
 from drasim.cluster.podstatus import (
     POD_SCHEDULED,
     REASON_SCHEDULER_ERROR,
@@ -70,63 +73,21 @@ from drasim.scheduler.filters import (
 )
 from drasim.scheduler.nodetree import node_tree_order, num_feasible_nodes_to_find
 from drasim.scheduler.plan import MAX_PLANS, Entry, Plan
+from drasim.scheduler.pods import priority
 from drasim.scheduler.prebind import binding_outcome
-from drasim.scheduler.queue import FailureMemory, priority, queue_order
+from drasim.scheduler.queue import FailureMemory, queue_order
 from drasim.scheduler.ranking import NodeScore, Ranking
-from drasim.scheduler.resources import CPU, MEMORY, NodeAccount, Vector, pod_nonzero, pod_requests
+from drasim.scheduler.resources import CPU, MEMORY, NodeAccount, Vector
+from drasim.scheduler.result import ERROR, GATED, SCHEDULED, ScheduleResult
 
-__all__ = ["NodeScore", "ScheduleResult", "Scheduler", "node_tree_order", "num_feasible_nodes_to_find", "priority"]
+__all__ = ["GATED", "NodeScore", "ScheduleResult", "Scheduler", "node_tree_order", "num_feasible_nodes_to_find",
+           "priority"]
 
-SCHEDULED = "Scheduled"
-GATED = "Gated"
-ERROR = "Error"
 NO_NODES = "no nodes available to schedule pods"
 _MISSING = object()
-
-
-@dataclass
-class ScheduleResult:
-    """What one scheduling cycle decided; `Scheduler.apply` writes it into the cluster state."""
-
-    pod: Key
-    node: str | None = None
-    status: str = UNSCHEDULABLE  # Scheduled | Unschedulable | UnschedulableAndUnresolvable | Error | Gated
-    message: str = ""
-    allocations: dict[Key, AllocationResult] = field(default_factory=dict)
-    extended_claim: ResourceClaim | None = None
-    ranking: Ranking | None = None  # the scored feasible nodes (None: no scoring ran)
-    # The nodes the scan rejected (also when scheduled), with why; may be shared between results: read only.
-    node_statuses: Mapping[str, Status] = field(default_factory=dict)
-    deallocate: list[Key] = field(default_factory=list)
-    no_preemption: bool = False
-    chosen_subrequests: dict[Key, list[str]] = field(default_factory=dict)
-    delete_claims: list[Key] = field(default_factory=list)  # PostFilter: a stale extended-resource claim
-    extended_status: PodExtendedResourceClaimStatus | None = None
-    binding_wait: bool = False  # PreBind waits for devices' binding conditions: apply does not bind yet
-    pod_object: Pod | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def scores(self) -> list[NodeScore]:
-        """The feasible nodes' scores, best first (equal totals in scan order); [] when no scoring ran."""
-        return self.ranking.nodes() if self.ranking is not None else []
-
-    def top_scores(self, k: int) -> list[NodeScore]:
-        """The first `k` of `scores`."""
-        return self.ranking.top(k) if self.ranking is not None else []
-
-    @property
-    def node_reasons(self) -> dict[str, str]:
-        """Per rejected node, its reasons as the FitError lists them."""
-        return {n: st.message for n, st in self.node_statuses.items()}
-
-    def compact(self, scores_kept: int) -> None:
-        """Keep what a finished cycle is still asked for: the top `scores_kept` scores and, when the pod
-        stays unscheduled, the rejected nodes (a simulation keeps one result per pod)."""
-        if self.ranking is not None:
-            self.ranking = self.ranking.truncated(scores_kept)
-        if self.node is not None:
-            self.node_statuses = {}
-
+# A hostname spread selector whose pods sit on at most this many nodes shares its plan with other workloads
+# (correcting those nodes' score classes per cycle costs about what they are; more: a plan of its own).
+SHARED_SPREAD_NODES = 32
 
 
 @dataclass
@@ -144,6 +105,9 @@ class _Ctx:
     static_cache: dict[str, tuple[Node, Status | None, int, int]]
     spread: ts.Spread
     fit_cache: dict[int, Status | None] = field(default_factory=dict)
+    # Whether the plan's entries hold this pod's matching-pod counts of hostname spread constraints
+    # (else they hold 0 and `_scan` puts the counts of the few nodes with matching pods in).
+    own_counts: bool = True
 
 
 class Scheduler:
@@ -282,8 +246,9 @@ class Scheduler:
         cache = self._cache.static.get(static.key)
         if cache is None:
             cache = self._cache.static[static.key] = {}
-        return _Ctx(pod=pod, key=key, namespace=key[0], static=static, req=pod_requests(pod), nz=pod_nonzero(pod),
-                    dra=dra, dra_backed=frozenset(), static_cache=cache, spread=ts.Spread())
+        req, nz = self._cache.requests(key, pod)
+        return _Ctx(pod=pod, key=key, namespace=key[0], static=static, req=req, nz=nz, dra=dra,
+                    dra_backed=frozenset(), static_cache=cache, spread=ts.Spread())
 
     def _plan(self, ctx: _Ctx) -> Plan:
         """The plan for pods that read nodes as this one does (a fresh one when it cannot be shared)."""
@@ -293,8 +258,13 @@ class Scheduler:
         dra_key = ctx.dra.plan_key()
         if dra_key is None or ctx.spread.filter:
             return Plan(cursor, generation, len(nc.names))  # per-pod inputs (allocated claims, global spread counts)
+        # Workloads whose pods are alike but for their spread selector share a plan while their pods sit on
+        # few nodes; a selector matching pods on many nodes keeps its own plan with its counts in the entries.
+        hosts = [idx for k, _skew, idx in ctx.spread.score if k == HOSTNAME]
+        ctx.own_counts = any(len(idx.by_node) > SHARED_SPREAD_NODES for idx in hosts)
         key = (ctx.static.key, tuple(sorted(ctx.req.items())), ctx.nz, ctx.dra_backed, dra_key,
-               tuple((k, skew, id(idx)) for k, skew, idx in ctx.spread.score))
+               tuple((k, skew) for k, skew, _idx in ctx.spread.score),
+               tuple(id(idx) for idx in hosts) if ctx.own_counts else ())
         plan = nc.plans.get(key)
         if plan is None or plan.generation != generation:
             if len(nc.plans) >= MAX_PLANS:
@@ -316,8 +286,9 @@ class Scheduler:
             return (st, -1)
         nc = self._cache
         labels = nc.state.nodes[name].metadata.labels  # type: ignore[union-attr]
-        spread = tuple(None if k not in labels else idx.by_node.get(name, 0) if k == HOSTNAME else labels[k]
-                       for k, _s, idx in ctx.spread.score)
+        own = ctx.own_counts
+        spread = tuple(None if k not in labels else (idx.by_node.get(name, 0) if own else 0) if k == HOSTNAME
+                       else labels[k] for k, _s, idx in ctx.spread.score)
         sv = ctx.static_cache[name]
         acct = nc.accounts[name]
         fm = plan.fit_memo.get(acct.key)
@@ -350,6 +321,8 @@ class Scheduler:
             feasible, classes, statuses = plan.scan(names, want, start, evaluate)
         else:
             feasible, classes, statuses = plan.scan_subset(names, candidates, want, start, evaluate)
+        if not ctx.own_counts:
+            ts.count_on_hosts(ctx.spread, plan, feasible, classes)
         self.next_start_node_index = (self.next_start_node_index + len(feasible) + len(statuses)) % num_all
         return feasible, classes, statuses
 

@@ -58,6 +58,10 @@ class Plan:
         if rid is None:
             rid = self.raw_ids[raw] = len(self.raws)
             self.raws.append(raw)
+        return self.class_of(rid, spread)
+
+    def class_of(self, rid: int, spread: SpreadKey) -> int:
+        """The id of the score class of these raw scores (by id) and spread key."""
         key = (rid, spread)
         cid = self.ids.get(key)
         if cid is None:

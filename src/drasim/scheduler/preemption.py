@@ -8,7 +8,7 @@ from drasim.cluster.state import Key
 from drasim.scheduler.cache import NodeCache
 from drasim.scheduler.dra import PLUGIN, DraCycle
 from drasim.scheduler.filters import UNSCHEDULABLE, Status
-from drasim.scheduler.queue import priority
+from drasim.scheduler.pods import priority
 from drasim.scheduler.resources import NodeAccount, Vector
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"

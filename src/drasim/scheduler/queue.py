@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import msgspec
 
 from drasim.api.core import Pod
 from drasim.cluster.state import ClusterState, key_of
-from drasim.scheduler.dra import _owned_by
-
-if TYPE_CHECKING:
-    from drasim.scheduler.framework import ScheduleResult
+from drasim.scheduler.pods import owned_by, priority
+from drasim.scheduler.result import ScheduleResult
 
 MAX_FAILURES = 8
-
-
-def priority(pod: Pod) -> int:
-    """The pod's priority (0 when unset)."""
-    return pod.spec.priority or 0
 
 
 def queue_order(state: ClusterState, pods: list[Pod]) -> list[Pod]:
@@ -29,8 +20,9 @@ def queue_order(state: ClusterState, pods: list[Pod]) -> list[Pod]:
 
 
 def failure_shape(state: ClusterState, pod: Pod) -> tuple[object, ...] | None:
-    """Everything a cycle reads of the pod and its claims except its name, UID and claim names (None: a
-    claim is missing, being deleted or already allocated or reserved: the cycle depends on it)."""
+    """Everything a failed cycle reads of the pod and its claims: not its name, UID, claim names, owner or
+    generateName (None: a claim is missing, being deleted or already allocated or reserved: the cycle
+    depends on it)."""
     meta = pod.metadata
     ns = meta.namespace or "default"
     claims: list[object] = []
@@ -45,24 +37,29 @@ def failure_shape(state: ClusterState, pod: Pod) -> tuple[object, ...] | None:
         cstatus = claim.status
         if cstatus is not None and (cstatus.allocation is not None or cstatus.reserved_for or cstatus.devices):
             return None
-        claims.append((claim.metadata.namespace or "default", _owned_by(claim, pod),
+        claims.append((claim.metadata.namespace or "default", owned_by(claim, pod),
                        claim.spec, cstatus))
     status = pod.status
     rstatus: object = None
     if status is not None:
         rstatus = (msgspec.structs.replace(status, resource_claim_statuses=[], conditions=[]),
                    tuple((c.name, c.resource_claim_name is None) for c in status.resource_claim_statuses))
-    return (ns, meta.generate_name, meta.generation, meta.deletion_timestamp, meta.labels, meta.annotations,
-            meta.owner_references, meta.finalizers, pod.spec, rstatus, tuple(claims))
+    # A failed cycle reads the pod's labels only for its own spread constraints, and its owner and
+    # generateName not at all (the owner's default spread selector only scores; the special claim's name
+    # only on success): without them, pods alike from different workloads share the failure.
+    labels = meta.labels if pod.spec.topology_spread_constraints else None
+    return (ns, meta.generation, meta.deletion_timestamp, labels, meta.annotations, meta.finalizers, pod.spec,
+            rstatus, tuple(claims))
 
 
 class FailureMemory:
     """Failed cycles to reuse for identical pods while the state changes only through Scheduler.apply.
 
-    A pod that reads the cluster exactly as an earlier failed one (same namespace, labels, owners, spec,
-    status and unallocated claim specs: replicas) fails the same way while nothing was applied in
-    between, so its result is copied instead of computed. Only failures whose text names nothing of the
-    pod are remembered (a full Filter scan, no PostFilter effect, no DRA-extended resources).
+    A pod that reads the cluster exactly as an earlier failed one (same namespace, spec, status and
+    unallocated claim specs: replicas, and pods alike of other workloads) fails the same way while
+    nothing was applied in between, so its result is copied instead of computed. Only failures whose text
+    names nothing of the pod are remembered (a full Filter scan, no PostFilter effect, no DRA-extended
+    resources).
     """
 
     def __init__(self, state: ClusterState) -> None:

@@ -20,7 +20,7 @@ from drasim.scheduler.filters import (
     parse_selector,
     selector_matches,
 )
-from drasim.scheduler.plan import SpreadKey
+from drasim.scheduler.plan import Plan, SpreadKey
 
 PLUGIN = "PodTopologySpread"
 
@@ -93,6 +93,26 @@ def prefilter(cache: NodeCache, state: ClusterState, pod: Pod, namespace: str, s
         counts = [spread.pair_counts[(key, v)] for v in domains[key]]
         spread.min_match[key] = min(counts) if counts else 0  # minDomains is 1
     return spread
+
+
+def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: list[int]) -> None:
+    """Put the pod's own matching-pod counts of hostname score constraints into the score classes of the
+    feasible nodes that have such pods (the shared plan's entries hold 0 there)."""
+    where: dict[str, int] | None = None
+    for c, (key, _skew, idx) in enumerate(spread.score):
+        if key != HOSTNAME:
+            continue
+        for name, count in idx.by_node.items():
+            if not count:
+                continue
+            if where is None:
+                where = dict(zip(feasible, range(len(feasible)), strict=True))
+            j = where.get(name)
+            if j is None:
+                continue
+            rid, skey = plan.classes[classes[j]]
+            if skey[c] is not None:  # None: the node has no hostname label
+                classes[j] = plan.class_of(rid, (*skey[:c], count, *skey[c + 1:]))
 
 
 def filter_node(spread: Spread, pod: Pod, node: Node, minus: dict[SelectorIndex, int] | None = None

@@ -233,7 +233,7 @@ class WorkloadController:
                                     f"Scaled down replica set {old.metadata.name} from "
                                     f"{old.spec.replicas or 0} to 0"))
         if current is None:
-            template = copy.deepcopy(d.spec.template)
+            template = copy_from_template(d.spec.template)
             template.metadata.labels = {**template.metadata.labels, TEMPLATE_HASH_LABEL: phash}
             current = ReplicaSet(
                 metadata=ObjectMeta(
