@@ -20,6 +20,7 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs
 from drasim.cli.options import profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -218,8 +219,7 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             if i:
                 console.print()
             render_text(ex, console, wide=output == "wide")
-    if inputs is not None:
-        inputs.raise_unreadable()
+    finish(inputs)
 
 
 def _report(ex: Explanation) -> dict[str, Any]:

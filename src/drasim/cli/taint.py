@@ -12,6 +12,7 @@ import click
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, kube_options, settled_inputs
 from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -97,7 +98,7 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
         for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
         _print_table(rule, condition.message or "", published, allocated, impact, stubs, notes, no_execute)
-    inputs.raise_unreadable()
+    finish(inputs)
 
 
 def _read_rule(path: str) -> DeviceTaintRule:

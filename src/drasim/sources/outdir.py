@@ -7,10 +7,10 @@ import errno
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 
 from drasim.errors import InputError
+from drasim.sources.atomic import discard, file_mode, new_temp
 
 __all__ = ["MARKER", "write_files"]
 
@@ -24,12 +24,6 @@ def _check_name(name: str, directory: str, *, hidden: bool = False) -> None:
     if not name or name in (".", "..") or (name.startswith(".") and not hidden) or "/" in name or "\0" in name \
             or os.sep in name or (os.altsep and os.altsep in name):
         raise InputError(f"refusing to write {name!r}: not a plain file name inside the directory", source=directory)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _read_marker(directory: str) -> set[str] | None:
@@ -72,26 +66,6 @@ def _marker_bytes(names: set[str], command: str) -> bytes:
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
-def _write_temp(directory: str, name: str, data: bytes, mode: int) -> str:
-    """A new file in `directory` (O_EXCL: never an existing path or symlink) holding `data`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-    return tmp
-
-
-def _unlink_quietly(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
 def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, command: str) -> list[str]:
     """Write `files` (plain name -> content) into `directory`, atomically per file (temporary file + rename).
 
@@ -100,6 +74,8 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
     are replaced or, when this write no longer produces them, removed; nothing else in the directory
     is ever touched, and no symbolic link in it is followed. Files get the mode the umask gives.
     Returns the names written. Raises InputError (nothing changed when content could not be written).
+    Interrupted (Ctrl-C, SIGTERM), a directory that was new or empty is left as it was; one holding an earlier
+    output is left resumable: its marker names every file drasim may have put there, temporaries included.
     """
     for name in files:
         _check_name(name, directory)
@@ -118,6 +94,7 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
         if not stat.S_ISDIR(st.st_mode):
             raise InputError("exists and is not a directory", source=directory)
     owned: set[str] = set()
+    present: set[str] = set()
     if not created:
         try:
             present = set(os.listdir(directory))
@@ -140,11 +117,11 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
             for name in sorted(owned & present):
                 if stat.S_ISDIR(os.lstat(os.path.join(directory, name)).st_mode):
                     raise InputError(f"refusing to replace {name}: it is now a directory", source=directory)
-    mode = 0o666 & ~_umask()
+    mode = file_mode()
     temps: dict[str, str] = {}
     try:
         for name, data in files.items():
-            temps[name] = _write_temp(directory, name, data, mode)
+            temps[name] = new_temp(directory, name, data, mode)
         # The marker names every file drasim may hold here before any of them appears under its name.
         _replace_marker(directory, owned | set(files) | {os.path.basename(t) for t in temps.values()}, command, mode)
         for name, tmp in temps.items():
@@ -155,21 +132,25 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
             if os.path.lexists(path) and not stat.S_ISDIR(os.lstat(path).st_mode):
                 os.unlink(path)  # drasim's own stale file (a symlink is removed, not followed)
         _replace_marker(directory, set(files), command, mode)
-    except OSError as exc:
+    except BaseException as exc:  # an OSError, or Ctrl-C / SIGTERM (cli.main raises it) mid-write
         for tmp in temps.values():
-            _unlink_quietly(tmp)
-        if created:
-            _unlink_quietly(os.path.join(directory, MARKER))
-            with contextlib.suppress(OSError):
-                os.rmdir(directory)
-        raise InputError(f"cannot write: {exc.strerror or exc}", source=directory) from None
+            discard(tmp)
+        if not present:  # new or empty before: empty again (and gone if drasim created it)
+            for name in [*files, MARKER]:
+                discard(os.path.join(directory, name))
+            if created:
+                with contextlib.suppress(OSError):
+                    os.rmdir(directory)
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write: {exc.strerror or exc}", source=directory) from None
+        raise
     return list(files)
 
 
 def _replace_marker(directory: str, names: set[str], command: str, mode: int) -> None:
-    tmp = _write_temp(directory, MARKER, _marker_bytes(names, command), mode)
+    tmp = new_temp(directory, MARKER, _marker_bytes(names, command), mode)
     try:
         os.replace(tmp, os.path.join(directory, MARKER))
     except BaseException:
-        _unlink_quietly(tmp)
+        discard(tmp)
         raise
