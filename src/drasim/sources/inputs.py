@@ -170,7 +170,7 @@ def _timelines(loaded: LoadResult) -> list[Timeline]:
 def _load_apply(folder: str, name: str) -> Apply:
     """The objects of a Timeline's `file:` `name` in `folder` (with their apiVersions and unserved documents,
     for admission)."""
-    loaded = load_paths([os.path.join(folder, name)])
+    loaded = load_paths([os.path.join(folder, name)], named=False)  # the Timeline's author named it: no pipes
     return Apply(objects=tuple(loaded.objects), api_versions=tuple(loaded.api_versions),
                  unserved=tuple(u[1:] for u in loaded.unserved))
 

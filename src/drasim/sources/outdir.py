@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import stat
@@ -11,12 +10,14 @@ from collections.abc import Mapping
 
 from drasim.errors import InputError
 from drasim.sources.atomic import discard, file_mode, new_temp
+from drasim.sources.reading import read_bounded
 
 __all__ = ["MARKER", "write_files"]
 
 # Names the files drasim wrote into the directory; only those may ever be replaced or removed.
 MARKER = ".drasim-files"
 _MARKER_KIND = "drasim output directory"
+MAX_MARKER_BYTES = 1 << 20
 
 
 def _check_name(name: str, directory: str, *, hidden: bool = False) -> None:
@@ -29,24 +30,13 @@ def _check_name(name: str, directory: str, *, hidden: bool = False) -> None:
 def _read_marker(directory: str) -> set[str] | None:
     """The names in the directory's marker; None when there is none. Never follows a symlink."""
     path = os.path.join(directory, MARKER)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise InputError(f"{MARKER} is a symbolic link, not drasim's marker: refusing to write here",
-                             source=directory) from None
-        raise InputError(f"cannot read {MARKER}: {exc.strerror or exc}", source=directory) from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputError(f"{MARKER} is not a regular file: refusing to write here", source=directory)
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            data = f.read(1 << 20)
-    finally:
-        if fd != -1:
-            os.close(fd)
+    try:  # never through a link, never a FIFO (it would hang) or a device; a marker is small
+        data = read_bounded(path, MAX_MARKER_BYTES, follow=False)
+    except InputError as err:
+        raise InputError(f"{MARKER}: {err.message}: not drasim's marker, refusing to write here",
+                         source=directory) from None
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):
