@@ -106,17 +106,21 @@ def test_a_timeline_file_that_is_a_fifo_is_refused(tmp_path: Path, fifo: Path) -
 
 
 def test_a_tree_thousands_of_levels_deep_is_walked(tmp_path: Path) -> None:
-    fd = os.open(tmp_path, os.O_RDONLY)
-    for _ in range(1500):  # relative steps: the whole path stays under PATH_MAX
-        os.mkdir("d", dir_fd=fd)
-        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-        os.close(fd)
-        fd = inner
-    os.close(os.open("x.yaml", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
-    os.close(fd)
-    (found,) = walk(str(tmp_path))
-    assert found.endswith("/d/x.yaml") and found.count("/d") == 1500
-    assert files.input_files(str(tmp_path))[0] == [found]
+    fds = [os.open(tmp_path, os.O_RDONLY)]
+    try:
+        for _ in range(1500):  # relative steps: the whole path stays under PATH_MAX
+            os.mkdir("d", dir_fd=fds[-1])
+            fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+        os.close(os.open("x.yaml", os.O_CREAT | os.O_WRONLY, dir_fd=fds[-1]))
+        (found,) = walk(str(tmp_path))
+        assert found.endswith("/d/x.yaml") and found.count("/d") == 1500
+        assert files.input_files(str(tmp_path))[0] == [found]
+    finally:  # bottom up and without recursion: shutil.rmtree (pytest's cleanup) would overflow the stack
+        os.unlink("x.yaml", dir_fd=fds[-1])
+        for parent, child in zip(reversed(fds[:-1]), reversed(fds[1:]), strict=True):
+            os.close(child)
+            os.rmdir("d", dir_fd=parent)
+        os.close(fds[0])
 
 
 # --- the parse cache ------------------------------------------------------------------------------------
