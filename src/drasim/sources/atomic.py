@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
 
 from drasim.errors import InputError
 
-__all__ = ["discard", "file_mode", "new_temp", "write_file"]
+__all__ = ["discard", "file_mode", "new_temp", "temp_of", "write_file"]
 
 
 def file_mode() -> int:
@@ -21,8 +22,14 @@ def file_mode() -> int:
 def new_temp(directory: str, name: str, data: bytes, mode: int) -> str:
     """A new file in `directory` (O_EXCL: never an existing path or symlink) holding `data`, synced, with
     `mode`. Removed again if anything (an OSError, Ctrl-C, SIGTERM as `cli.main` raises it) stops it."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    held = _hold_signals()  # no Ctrl-C/SIGTERM between the file's creation and the `try` that removes it
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    except BaseException:
+        _release(held)
+        raise
+    try:
+        _release(held)  # a signal that came meanwhile is raised here, inside the `try`
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -32,6 +39,25 @@ def new_temp(directory: str, name: str, data: bytes, mode: int) -> str:
         discard(tmp)
         raise
     return tmp
+
+
+def temp_of(name: str, entry: str) -> bool:
+    """Whether `entry` is a temporary `new_temp` made for `name`."""
+    return entry.startswith(f".{name}.") and entry.endswith(".tmp")
+
+
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold_signals() -> set[int | signal.Signals] | None:
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+
+
+def _release(held: set[int | signal.Signals] | None) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def discard(path: str) -> None:

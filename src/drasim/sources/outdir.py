@@ -9,7 +9,7 @@ import stat
 from collections.abc import Mapping
 
 from drasim.errors import InputError
-from drasim.sources.atomic import discard, file_mode, new_temp
+from drasim.sources.atomic import discard, file_mode, new_temp, temp_of
 from drasim.sources.reading import read_bounded
 
 __all__ = ["MARKER", "write_files"]
@@ -126,8 +126,11 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
         for tmp in temps.values():
             discard(tmp)
         if not present:  # new or empty before: empty again (and gone if drasim created it)
-            for name in [*files, MARKER]:
-                discard(os.path.join(directory, name))
+            with contextlib.suppress(OSError):
+                ours = [*files, MARKER]
+                for entry in os.listdir(directory):  # a temporary the signal caught before it was recorded too
+                    if entry in ours or any(temp_of(name, entry) for name in ours):
+                        discard(os.path.join(directory, entry))
             if created:
                 with contextlib.suppress(OSError):
                     os.rmdir(directory)
