@@ -62,6 +62,8 @@ def docs_of(path: Path) -> list[Any]:
 
 hostile_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(min_value=2**63 - 2, max_value=2**65),
+    # Go's int32 and int64 bounds and one past them (issue 26: out of range must not decode)
+    st.sampled_from([b + d for b in (2**31 - 1, -(2**31), 2**63 - 1, -(2**63)) for d in (0, 1, -1)]),
     st.floats(allow_nan=False), st.text(max_size=12),
     st.sampled_from(["", "1e999999", "-1", "9999-12-31T23:59:59Z", "999999998d", "300000000000", "0x10",
                      "ÿ", "a" * 300, "device.driver == 'x'", "^(a+)+$", "../../etc/passwd", "{", "*alias",
@@ -71,7 +73,9 @@ keys = st.sampled_from(["apiVersion", "kind", "metadata", "name", "namespace", "
                         "requests", "exactly", "firstAvailable", "count", "allocationMode", "selectors", "cel",
                         "expression", "deviceClassName", "nodeName", "pool", "driver", "attributes",
                         "capacity", "taints", "tolerations", "resourceClaims", "containers", "replicas",
-                        "allocation", "results", "reservedFor", "sharedCounters", "consumesCounters"]) | st.text(
+                        "allocation", "results", "reservedFor", "sharedCounters", "consumesCounters",
+                        "parallelism", "completions", "priority", "generation", "tolerationSeconds", "int",
+                        "resourceSliceCount"]) | st.text(
     max_size=8)
 
 
