@@ -62,8 +62,9 @@ class Inputs:
             self.raise_unreadable()  # every refusal is a document that did not decode
             return
         lines = self.rejection_lines()
-        if len(self.admission.rejected) == 1 and len(lines) == 1:
-            raise RejectedError(f"rejected at admission and left out: {lines[0]}")
+        if len(self.admission.rejected) == 1 and lines:
+            more = f" (and {len(lines) - 1} more finding(s) on it, listed above)" if len(lines) > 1 else ""
+            raise RejectedError(f"rejected at admission and left out: {lines[0]}{more}")
         raise RejectedError(f"{len(self.admission.rejected)} objects were rejected at admission and left out (each is "
                          f"listed above; the first: {lines[0] if lines else self.admission.rejected[0][1]})")
 
