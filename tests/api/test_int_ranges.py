@@ -105,3 +105,18 @@ def test_the_cli_refuses_a_count_of_two_to_the_63(tmp_path: Any) -> None:
         assert isinstance(result.exception, InputError) and result.exception.exit_code == 2, command
         assert "cannot unmarshal number 9223372036854775808" in str(result.exception)
         assert "No problems found" not in result.output
+
+
+@settings(max_examples=examples(100))
+@given(case=st.sampled_from(CASES), value=st.floats(allow_nan=False, allow_infinity=False).filter(
+    lambda f: not f.is_integer()) | st.integers(2**64, 2**70).map(float), via_json=st.booleans())
+def test_a_number_that_is_not_whole_is_refused_in_the_api_servers_words(case: Any, value: float,
+                                                                         via_json: bool) -> None:
+    """`count: 1.5`, or a YAML integer past uint64 (a float in Go's YAML too), as the API server refuses them."""
+    make, _, path, go_field, _ = case
+    with pytest.raises(InputError) as err:
+        _decode(make(value), via_json)  # type: ignore[arg-type]
+    kind, version = make(0)["kind"], make(0)["apiVersion"].rpartition("/")[2]
+    assert err.value.path == path
+    assert err.value.message == (f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot '
+                                 f"unmarshal number {value!r} into Go struct field {go_field}")

@@ -16,7 +16,7 @@ import msgspec
 
 from drasim.api.convert import CONVERTIBLE_VERSIONS, V1, original_path, to_v1
 from drasim.api.kinds import KINDS, KubeObject, split_api_version
-from drasim.api.meta import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from drasim.api.meta import INT32_MIN, INT64_MIN
 from drasim.api.quantity import quantity_dec_hook
 from drasim.errors import InputError
 
@@ -407,20 +407,20 @@ def _humanize(message: str, resolved: list[Token]) -> str:
     return message
 
 
-_RANGE_RE = re.compile(r"Expected `int` [<>]= (-?\d+)")
-_GO_INT = {INT64_MAX: "int64", INT64_MIN: "int64", INT32_MAX: "int32", INT32_MIN: "int32"}
+# msgspec's words for a number an integer field cannot hold: out of its range, or not whole (`1.5`, or a YAML
+# integer past uint64, which Go's YAML reads as a float too).
+_NUMBER_RE = re.compile(r"Expected `int` [<>]= -?\d+|Expected `int(?: \| null)?`, got `float`")
+_GO_INT = {INT64_MIN: "int64", INT32_MIN: "int32"}  # by the field's lower bound (api.meta.Int64, Int32)
 
 
 def _out_of_range(message: str, cls: Any, data: Any, resolved: list[Token], api_version: str,
                   kind: str) -> str | None:
-    """The API server's words for an integer outside its field's Go type (sigs.k8s.io/json's
+    """The API server's words for a number its field's Go integer type cannot hold (sigs.k8s.io/json's
     UnmarshalTypeError inside apiserver's transformDecodeError, k8s.io/apiserver handlers/rest.go, v1.36):
     `KIND in version "V" cannot be handled as a KIND: json: cannot unmarshal number N into Go struct field
     STRUCT.FIELD.PATH of type int64`. FIELD.PATH is the JSON names of struct fields from the object's root
     (no list indices, no map keys); STRUCT is the Go type holding the last one."""
-    m = _RANGE_RE.fullmatch(message)
-    go_type = _GO_INT.get(int(m.group(1))) if m else None
-    if go_type is None:
+    if not _NUMBER_RE.fullmatch(message):
         return None
     tp, holder = cls, cls
     for token, value in resolved:  # the struct type that holds the last field
@@ -430,6 +430,11 @@ def _out_of_range(message: str, cls: Any, data: Any, resolved: list[Token], api_
         else:
             args = typing.get_args(tp)
             tp = args[-1] if args else Any
+    tp = _unwrap_optional(tp)
+    bounds = [m.ge for m in getattr(tp, "__metadata__", ()) if isinstance(m, msgspec.Meta) and isinstance(m.ge, int)]
+    go_type = _GO_INT.get(bounds[0]) if bounds else None
+    if go_type is None:  # an integer field without a Go type: msgspec's words
+        return None
     struct = getattr(holder, "__name__", "")
     if struct == "WorkloadSpec":  # drasim's one struct for the specs of Deployment, Job, ...
         struct = f"{kind}Spec"
