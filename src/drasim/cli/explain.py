@@ -164,7 +164,8 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
       kubectl dra explain pod/trainer-0 -n ml --context prod -f new-template.yaml
       drasim explain --scenario seed-08.yaml --step 1
 
-    Exit codes: 0 explained; 2 bad input or object not found.
+    Exit codes: 0 explained; 2 bad input (also an object the API server would reject, after the
+    explanation) or object not found.
     """
     targets = parse_refs(refs)
     if step is not None and scenario_path is None:

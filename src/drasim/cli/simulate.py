@@ -59,7 +59,8 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
                help="table: pods, claims and devices; wide: also node selectors, scores and events; json/yaml: "
                     "the final objects, events and scores (a List); name: the final objects as kind/name.")
 @kube_options()
-@click.option("--fail-on-pending", is_flag=True, help="Exit 1 when a pod is still Pending at the end.")
+@click.option("--fail-on-pending", is_flag=True,
+              help="Exit 1 when a pod is still Pending at the end (2, refused input, outranks it).")
 @click.option("--report", "report_path", default=None, metavar="FILE.html",
               help="Also write a self-contained HTML report (devices per node, fallback mix, pending pods, "
                    "timeline).")

@@ -57,8 +57,9 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
     whose pod is not in the input counts as a scheduled pod. A rule
     without deviceSelector selects nothing ({} selects everything).
 
-    Exit codes: 0 report printed; 2 unreadable input, or RULE.yaml not holding exactly one
-    DeviceTaintRule (also for usage errors); 1 any other error.
+    Exit codes: 0 report printed; 2 some input refused (a document that does not decode or an object the
+    API server would reject, reported after the rest), RULE.yaml not holding exactly one DeviceTaintRule,
+    or a usage error; 1 any other error.
     """
     if not paths and not kube.live:
         raise click.UsageError("give the cluster objects with -f PATH or read a live cluster with "
