@@ -38,6 +38,10 @@ class InputError(DrasimError):
     exit_code = 2
 
 
+class RejectedError(InputError):
+    """Objects the API server would reject at admission were left out; the command answered for the rest."""
+
+
 class ValidationError(DrasimError):
     """An object that the API server would reject."""
 

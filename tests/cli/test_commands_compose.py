@@ -90,7 +90,7 @@ def test_a_node_taint_the_pod_does_not_tolerate_is_not_allocatable(tmp_path: Pat
 
 
 def test_explain_a_pod_the_demo_timeline_creates() -> None:
-    paths = [a for p in demo_paths() for a in ("-f", p)]
+    paths = [*(a for p in demo_paths() for a in ("-f", p)), "--feature-gates", "DRADeviceTaintRules=true"]
     data = _explain_json("pod", "default/urgent-training", *paths)
     assert data["pod"] == "default/urgent-training"
     assert not any(g["verdict"]["status"] == "allocated" for g in data["groups"])  # Pending: DRA cannot preempt

@@ -98,3 +98,41 @@ def test_other_commands_answer_then_exit_2(command: list[str], joined: Path, clu
     code, out, err = _run(*command, "-f", str(cluster), "-f", str(joined))
     assert code == 2 and "2 documents could not be read" in err
     assert out.strip()
+
+
+# --- objects the API server would reject at admission (issue 26: one exit-code rule) ----------------------
+
+INVALID = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+           "metadata": {"name": "bad", "namespace": "default"},
+           "spec": {"devices": {"requests": [{"name": "Not_A_DNS_Label",
+                                              "exactly": {"deviceClassName": "gpu.example.com"}}]}}}
+
+
+@pytest.fixture
+def rejected(tmp_path: Path) -> Path:
+    path = tmp_path / "rejected.yaml"
+    path.write_text(yaml.safe_dump(INVALID))
+    return path
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate"], ["simulate", "-o", "json"], ["simulate", "--fail-on-pending"],
+    ["explain", "pod", "basic-resourceclaimtemplate/pod-keeps-running"],
+    ["taint", "dry-run", str(NOSCHEDULE / "3-device-taint-rule.yaml"), "--feature-gates", "DRADeviceTaintRules=true"],
+    ["capacity", "--workload", str(NOSCHEDULE / "2-pod-keeps-running.yaml")],
+])
+def test_a_rejected_object_makes_every_answering_command_exit_2_after_its_answer(
+        command: list[str], cluster: Path, rejected: Path) -> None:
+    template, pod = NOSCHEDULE / "1-basic-resourceclaimtemplate.yaml", NOSCHEDULE / "2-pod-keeps-running.yaml"
+    code, out, err = _run(*command, "-f", str(cluster), "-f", str(template), "-f", str(pod), "-f", str(rejected))
+    assert code == 2, (out, err)
+    assert out.strip()  # the answer for the rest came first
+    assert f"rejected at admission and left out: {rejected}: ResourceClaim/default/bad: " \
+           "spec.devices.requests[0].name: Invalid value: \"Not_A_DNS_Label\"" in err
+
+
+@pytest.mark.parametrize("command", ["validate", "lint"])
+def test_validate_and_lint_answer_rejections_with_1(command: str, rejected: Path) -> None:
+    """What the API server would reject is the answer these commands give: "no" (1), not refused input (2)."""
+    code, out, _ = _run(command, "-f", str(rejected))
+    assert code == 1 and "Not_A_DNS_Label" in out

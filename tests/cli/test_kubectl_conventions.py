@@ -21,7 +21,9 @@ from drasim.cli.textout import TextOut, colour_allowed
 from drasim.demo import demo_paths
 from drasim.errors import InputError
 
-DEMO = [arg for p in demo_paths() for arg in ("-f", p)]
+# The demo as `drasim simulate` without -f serves it: with the DeviceTaintRule gate on (else its rule is
+# refused: exit 2).
+DEMO = [*(arg for p in demo_paths() for arg in ("-f", p)), "--feature-gates", "DRADeviceTaintRules=true"]
 
 
 WORKLOAD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: extra}\nspec:\n"

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from drasim.cli.main import cli
-from drasim.errors import DrasimError
+from drasim.errors import DrasimError, RejectedError
 
 REAL = Path(__file__).resolve().parent.parent / "realworld"
 FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
@@ -52,12 +52,15 @@ def test_no_command_tracebacks_on_real_files(command: str, tmp_path: Path) -> No
         _outcome(args)
 
 
-def test_simulate_reports_rejections_and_strict_fails() -> None:
+def test_simulate_reports_rejections_then_exits_2() -> None:
+    """As `kubectl apply -f`: the answer for the rest, the rejected object listed, then exit 2 (--strict, the
+    old way to fail on rejections, changes nothing)."""
     path = REAL / "k8s-website" / "docs" / "dra-api--admin-access-claim-template.yaml"
-    code, out = _outcome(["simulate", "-f", str(path)])
-    assert code == 0 and "Rejected at admission" in out and "admin-access: true` label" in out
-    code, _ = _outcome(["simulate", "-f", str(path), "--strict"])
-    assert code == 1
+    for strict in ([], ["--strict"]):
+        result = CliRunner().invoke(cli, ["simulate", "-f", str(path), *strict])
+        assert isinstance(result.exception, RejectedError) and result.exception.exit_code == 2
+        assert "Rejected at admission" in result.output and "admin-access: true` label" in result.output
+        assert "admin-access: true` label" in str(result.exception)
 
 
 def test_validate_removed_source_field_and_v1alpha2() -> None:

@@ -16,7 +16,9 @@ from drasim.demo import demo_paths
 from drasim.diagnostics import API_VERSION, Diagnostic, parse_object_ref
 from drasim.lint import RULES
 
-DEMO = [arg for p in demo_paths() for arg in ("-f", p)]
+# The demo as `drasim simulate` without -f serves it: with the DeviceTaintRule gate on (else its rule is
+# refused: exit 2).
+DEMO = [*(arg for p in demo_paths() for arg in ("-f", p)), "--feature-gates", "DRADeviceTaintRules=true"]
 BAD = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: b200}

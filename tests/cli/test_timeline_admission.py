@@ -10,6 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from drasim.cli.main import cli
+from drasim.errors import DrasimError
 
 REAL = Path(__file__).resolve().parent.parent / "realworld"
 NVIDIA = REAL / "dra-driver-nvidia-gpu" / "demo" / "specs"
@@ -17,7 +18,12 @@ TAINTS = REAL / "dra-example-driver" / "demo" / "examples" / "device-taints-tole
 
 
 def _run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    """The exit code as `drasim` gives it (a DrasimError's own code) and the output printed before it."""
+    result = CliRunner().invoke(cli, list(args))
+    if isinstance(result.exception, DrasimError):
+        return result.exception.exit_code, result.output
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
     return result.exit_code, result.output
 
 
@@ -50,15 +56,16 @@ def test_a_limits_only_pod_applied_later_is_defaulted_and_gets_a_device(tmp_path
 def test_unserved_versions_a_timeline_applies_are_rejected_not_fatal(tmp_path: Path) -> None:
     """The NVIDIA demo's classic-DRA v1alpha2 claim templates, applied by a Timeline: no release drasim
     simulates serves them. They are rejected at admission like any input (source: the timeline's event),
-    the rest of the simulation runs, and --strict exits 1."""
+    the rest of the simulation runs, and the command exits 2 after its answer (--strict changes nothing)."""
     (tmp_path / "claims.yaml").write_text((NVIDIA / "selectors" / "claims.yaml").read_text())
     timeline = _timeline(tmp_path, "  - {at: 1m, action: apply, file: claims.yaml}\n")
     code, out = _run("simulate", "-f", str(_fleet(tmp_path)), "-f", str(timeline))
-    assert code == 0, out
+    assert code == 2, out
+    assert "Simulated " in out  # the answer for the rest came first
     section = out.split("Rejected at admission")[1]
     assert f"{timeline}: Timeline/later spec.events[0]: " in section
     assert 'no matches for kind "ResourceClaimTemplate" in version "resource.k8s.io/v1alpha2"' in section
-    assert _run("simulate", "-f", str(_fleet(tmp_path)), "-f", str(timeline), "--strict")[0] == 1
+    assert _run("simulate", "-f", str(_fleet(tmp_path)), "-f", str(timeline), "--strict")[0] == 2
 
 
 def test_the_version_an_applied_rule_was_written_in_is_checked(tmp_path: Path) -> None:
@@ -74,7 +81,7 @@ def test_the_version_an_applied_rule_was_written_in_is_checked(tmp_path: Path) -
     assert "resource.k8s.io/v1beta2 is not served by a default Kubernetes 1.37 API server" in result.output
     assert "Rejected at admission" not in result.output
     code, out = _run("simulate", "-f", fleet, "-f", str(timeline), "--kubernetes-version", "1.36")
-    assert code == 0
+    assert code == 2
     section = out.split("Rejected at admission")[1]
     assert 'DeviceTaintRule/example: apiVersion: no matches for kind "DeviceTaintRule" in version ' \
            '"resource.k8s.io/v1beta2"' in section

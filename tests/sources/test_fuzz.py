@@ -4,16 +4,23 @@ non-zero exit, and nothing partial written. CI-sized here; `pytest --thorough` r
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drasim.errors import InputError
+from drasim.api.encode import encode_object
+from drasim.api.meta import INT64_MAX, INT64_MIN
+from drasim.cli.main import cli
+from drasim.errors import DrasimError, InputError
 from drasim.sources.files import load_bytes, parse_yaml
 from drasim.sources.scenario import parse_scenario
-from fuzz_inputs import COMMANDS, SCENARIOS, mutated_manifest, run
+from fuzz_inputs import COMMANDS, RULE, SCENARIOS, mutated_manifest, run
 from hypothesis_budget import examples
 
 
@@ -26,6 +33,55 @@ def test_decoders(case: tuple[bytes, str, str]) -> None:
             load_bytes(data, source="in" + suffix, json=as_json or None)
         except InputError as exc:
             assert exc.source == "in" + suffix
+
+
+@settings(max_examples=examples(200))
+@given(mutated_manifest())
+def test_decoded_integers_fit_go_int64(case: tuple[bytes, str, str]) -> None:
+    """Whatever decodes holds no integer the API server's int64 decoder would refuse (int32 fields are checked
+    at their own bound in tests/api/test_int_ranges.py)."""
+    try:
+        objects = load_bytes(case[0], source="in" + case[1], keep_going=True).objects
+    except InputError:
+        return
+    stack: list[Any] = [encode_object(o) for o in objects]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack += value.values()
+        elif isinstance(value, list):
+            stack += value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            assert INT64_MIN <= value <= INT64_MAX
+
+
+def _hang_guard(signum: int, frame: object) -> None:
+    raise AssertionError("blocked reading a special file")
+
+
+@pytest.mark.parametrize("special", ["fifo", "device"])
+@pytest.mark.parametrize("command", ["validate", "lint", "simulate", "explain", "taint dry-run"])
+def test_commands_skip_fifos_and_devices_in_a_directory(command: str, special: str, tmp_path: Path) -> None:
+    """A FIFO or a link to a device among a directory's files is skipped with a warning, never read (it would
+    block or never end); the rest of the directory is used."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "rule.yaml").write_text(RULE)
+    (folder / "a.yaml").write_text(RULE)
+    if special == "fifo":
+        os.mkfifo(folder / "b.yaml")
+    else:
+        (folder / "b.yaml").symlink_to("/dev/zero")
+    old = signal.signal(signal.SIGALRM, _hang_guard)
+    signal.alarm(60)
+    try:
+        result = CliRunner().invoke(cli, COMMANDS[command](folder, tmp_path), catch_exceptions=True)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert result.exception is None or isinstance(result.exception, SystemExit | DrasimError), result.exception
+    assert f"{folder / 'b.yaml'}: skipped: a " in result.output
 
 
 @settings(max_examples=examples(100))

@@ -123,7 +123,7 @@ def test_inputs_are_read_once_and_a_timeline_is_named_by_its_document(tmp_path: 
     path.write_text(RULE + "---\n" + timeline("missing.yaml").replace("action: delete", "action: explode"))
     reads: list[str] = []
     real = files.read_input
-    monkeypatch.setattr(files, "read_input", lambda p: reads.append(p) or real(p))
+    monkeypatch.setattr(files, "read_input", lambda p, **kw: reads.append(p) or real(p, **kw))
     inputs = read_inputs([str(path)], profile_for("1.36"), timelines=True)
     assert reads == [str(path)]
     assert [o.metadata.name for o in inputs.objects] == ["drain"] and inputs.timelines == []

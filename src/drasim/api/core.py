@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from drasim.api.meta import Lenient, NodeSelector, NodeSelectorTerm, ObjectMeta
+from drasim.api.meta import Int32, Int64, Lenient, NodeSelector, NodeSelectorTerm, ObjectMeta
 from drasim.api.quantity import Quantity
 
 # Real clusters fill Nodes and Pods with fields drasim does not model: these structs are Lenient.
@@ -25,7 +25,7 @@ class Toleration(Lenient):
     operator: str | None = None
     value: str | None = None
     effect: str | None = None
-    toleration_seconds: int | None = None
+    toleration_seconds: Int64 | None = None
 
 
 class NodeSpec(Lenient):
@@ -85,7 +85,7 @@ class PodResourceClaim(Lenient):
 
 
 class PreferredSchedulingTerm(Lenient):
-    weight: int = 0
+    weight: Int32 = 0
     preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
 
 
@@ -101,7 +101,7 @@ class Affinity(Lenient):
 
 
 class TopologySpreadConstraint(Lenient):
-    max_skew: int = 1
+    max_skew: Int32 = 1
     topology_key: str = ""
     when_unsatisfiable: str = "DoNotSchedule"
     label_selector: Any = None
@@ -112,7 +112,7 @@ class PodSpec(Lenient):
     node_selector: dict[str, str] = {}
     affinity: Affinity | None = None
     tolerations: list[Toleration] = []
-    priority: int | None = None
+    priority: Int32 | None = None
     priority_class_name: str | None = None
     scheduler_name: str | None = None
     resource_claims: list[PodResourceClaim] = []
@@ -174,9 +174,9 @@ class PodTemplateSpec(Lenient):
 class WorkloadSpec(Lenient):
     """The spec fields shared by Deployment, ReplicaSet, StatefulSet and Job that drasim reads."""
 
-    replicas: int | None = None
-    parallelism: int | None = None
-    completions: int | None = None
+    replicas: Int32 | None = None
+    parallelism: Int32 | None = None
+    completions: Int32 | None = None
     selector: Any = None
     service_name: str | None = None
     template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)

@@ -16,6 +16,7 @@ import msgspec
 
 from drasim.api.convert import CONVERTIBLE_VERSIONS, V1, original_path, to_v1
 from drasim.api.kinds import KINDS, KubeObject, split_api_version
+from drasim.api.meta import INT32_MIN, INT64_MIN
 from drasim.api.quantity import quantity_dec_hook
 from drasim.errors import InputError
 
@@ -362,7 +363,7 @@ def _convert(data: Any, cls: Any, *, source: str, ref: str | None, api_version: 
                 if isinstance(parent, dict) and parent.get(resolved[-1][1], 0) is None:
                     del parent[resolved[-1][1]]
                     continue
-            text = _humanize(message, resolved)  # may extend `resolved` by the unknown/missing field
+            text = _out_of_range(message, cls, data, resolved, api_version, kind) or _humanize(message, resolved)
             path = original_path(api_version, kind, _render(resolved)) or None
             raise InputError(text, source=source, obj=ref, path=path) from None
     raise InputError("too many null fields", source=source, obj=ref)
@@ -405,6 +406,48 @@ def _humanize(message: str, resolved: list[Token]) -> str:
     if message[:1].isupper() and message[1:2].islower():  # msgspec's own sentences; dec_hook text is kept
         return message[0].lower() + message[1:]
     return message
+
+
+# msgspec's words for a number an integer field cannot hold: out of its range, or not whole (`1.5`, or a YAML
+# integer past uint64, which Go's YAML reads as a float too).
+_NUMBER_RE = re.compile(r"Expected `int` [<>]= -?\d+|Expected `int(?: \| null)?`, got `float`")
+_GO_INT = {INT64_MIN: "int64", INT32_MIN: "int32"}  # by the field's lower bound (api.meta.Int64, Int32)
+
+
+def _out_of_range(message: str, cls: Any, data: Any, resolved: list[Token], api_version: str,
+                  kind: str) -> str | None:
+    """The API server's words for a number its field's Go integer type cannot hold (sigs.k8s.io/json's
+    UnmarshalTypeError inside apiserver's transformDecodeError, k8s.io/apiserver handlers/rest.go, v1.36):
+    `KIND in version "V" cannot be handled as a KIND: json: cannot unmarshal number N into Go struct field
+    STRUCT.FIELD.PATH of type int64`. FIELD.PATH is the JSON names of struct fields from the object's root
+    (no list indices, no map keys); STRUCT is the Go type holding the last one."""
+    if not _NUMBER_RE.fullmatch(message):
+        return None
+    tp, holder = cls, cls
+    for token, value in resolved:  # the struct type that holds the last field
+        tp = _unwrap_optional(tp)
+        if token == "field":
+            holder, tp = tp, _field_types(tp).get(value, Any)
+        else:
+            args = typing.get_args(tp)
+            tp = args[-1] if args else Any
+    tp = _unwrap_optional(tp)
+    bounds = [m.ge for m in getattr(tp, "__metadata__", ()) if isinstance(m, msgspec.Meta) and isinstance(m.ge, int)]
+    go_type = _GO_INT.get(bounds[0]) if bounds else None
+    if go_type is None:  # an integer field without a Go type: msgspec's words
+        return None
+    struct = getattr(holder, "__name__", "")
+    if struct == "WorkloadSpec":  # drasim's one struct for the specs of Deployment, Job, ...
+        struct = f"{kind}Spec"
+    elif struct == "ExactDeviceRequest" and api_version.endswith(("/v1beta1", "/v1alpha3")):
+        struct = "DeviceRequest"  # the count of a v1beta1 request sits in the request itself
+    fields = original_path(api_version, kind, _render([t for t in resolved if t[0] != "key"]))
+    field = re.sub(r"\[\d+\]", "", fields)
+    text = (f"json: cannot unmarshal number {_follow(data, resolved)} into Go struct field {struct}.{field} "
+            f"of type {go_type}")
+    if not (kind and api_version):
+        return text
+    return f'{kind} in version "{split_api_version(api_version)[1]}" cannot be handled as a {kind}: {text}'
 
 
 def _render(tokens: list[Token]) -> str:

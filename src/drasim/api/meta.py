@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+
+# Go's integer types, as the API server's JSON decoder (sigs.k8s.io/json) enforces their ranges: a number out of
+# range does not decode (api.decode words the error as upstream does).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+Int64 = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
+Int32 = Annotated[int, msgspec.Meta(ge=INT32_MIN, le=INT32_MAX)]
 
 
 class Strict(msgspec.Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
@@ -32,7 +39,7 @@ class ObjectMeta(Lenient):
     generate_name: str | None = None
     namespace: str | None = None
     uid: str | None = None
-    generation: int | None = None
+    generation: Int64 | None = None
     creation_timestamp: datetime | None = None
     deletion_timestamp: datetime | None = None
     labels: dict[str, str] = {}
@@ -44,7 +51,7 @@ class ObjectMeta(Lenient):
 class Condition(Strict):
     type: str
     status: str
-    observed_generation: int | None = None
+    observed_generation: Int64 | None = None
     last_transition_time: datetime | None = None
     reason: str | None = None
     message: str | None = None

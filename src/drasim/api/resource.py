@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import msgspec
 
-from drasim.api.meta import Condition, NodeSelector, ObjectMeta, RawJSON, Strict
+from drasim.api.meta import Condition, Int64, NodeSelector, ObjectMeta, RawJSON, Strict
 from drasim.api.quantity import Quantity
 
 GROUP = "resource.k8s.io"
@@ -18,18 +18,18 @@ API_VERSION = "resource.k8s.io/v1"
 
 class ResourcePool(Strict):
     name: str = ""
-    generation: int = 0
-    resource_slice_count: int = 0
+    generation: Int64 = 0
+    resource_slice_count: Int64 = 0
 
 
 class DeviceAttribute(Strict):
     """Exactly one value is set (API validation); the allocator sees whatever was written."""
 
-    int_: int | None = msgspec.field(default=None, name="int")
+    int_: Int64 | None = msgspec.field(default=None, name="int")
     bool_: bool | None = msgspec.field(default=None, name="bool")
     string: str | None = None
     version: str | None = None
-    ints: list[int] | None = None
+    ints: list[Int64] | None = None
     bools: list[bool] | None = None
     strings: list[str] | None = None
     versions: list[str] | None = None
@@ -175,7 +175,7 @@ class DeviceToleration(Strict):
     operator: str | None = None
     value: str | None = None
     effect: str | None = None
-    toleration_seconds: int | None = None
+    toleration_seconds: Int64 | None = None
 
 
 class CapacityRequirements(Strict):
@@ -187,7 +187,7 @@ class DeviceSubRequest(Strict):
     device_class_name: str = ""
     selectors: list[DeviceSelector] = []
     allocation_mode: str | None = None
-    count: int | None = None
+    count: Int64 | None = None
     tolerations: list[DeviceToleration] = []
     capacity: CapacityRequirements | None = None
 
@@ -196,7 +196,7 @@ class ExactDeviceRequest(Strict):
     device_class_name: str = ""
     selectors: list[DeviceSelector] = []
     allocation_mode: str | None = None
-    count: int | None = None
+    count: Int64 | None = None
     admin_access: bool | None = None
     tolerations: list[DeviceToleration] = []
     capacity: CapacityRequirements | None = None

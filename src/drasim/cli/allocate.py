@@ -12,6 +12,7 @@ import click
 from drasim.allocator import Features
 from drasim.allocator.versions import allocator_features
 from drasim.api.encode import yaml_documents
+from drasim.cli.exits import finish
 from drasim.cli.options import ReleaseProfile, profile_options
 from drasim.cli.output import output_option
 from drasim.cli.scenarios import load_scenario_input, scenario_paths
@@ -69,8 +70,7 @@ def allocate(scenarios: tuple[str, ...], check: bool, feature_flags: str | None,
             click.echo(yaml_documents([record]), nl=False)
     if check:
         click.echo(f"{total - failed} passed, {failed} failed", err=output is not None)
-        if failed:
-            sys.exit(1)
+        finish(answer_no=failed > 0)
 
 
 def _release_features(profile: ReleaseProfile, file_flags: dict[str, bool], source: str) -> Features:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import click
 
 from drasim.api.profile import ReleaseProfile
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, output_option
-from drasim.cli.simulate import load_inputs
 from drasim.errors import DrasimError
 from drasim.sim.capacity import DEFAULT_MAX, capacity
 from drasim.sim.settle import simulation_options
 from drasim.sim.workloads import MAX_WORKLOAD_PODS
+from drasim.sources.inputs import read_inputs
 
 __all__ = ["capacity_cmd"]
 
@@ -44,10 +45,11 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
     """
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     objects, timelines = inputs.objects, inputs.timelines
-    warnings = inputs.warning_lines() + inputs.rejection_lines()
-    workload, _, workload_warnings = load_inputs([workload_path], profile, namespace=kube.namespace)
-    for w in [*warnings, *workload_warnings]:
-        click.echo(f"warning: {w}", err=True)
+    asked = read_inputs([workload_path], profile, timelines=True, namespace=kube.namespace)
+    asked.raise_unreadable()  # the question itself could not be read
+    workload = asked.objects
+    for note in [*inputs.notes(), *asked.notes()]:
+        click.echo(note, err=True)
     options = simulation_options(profile, seed=seed)
     try:
         result = capacity(objects, workload, timelines=timelines, options=options, max_replicas=max_replicas,
@@ -58,4 +60,5 @@ def capacity_cmd(paths: tuple[str, ...], workload_path: str, max_replicas: int, 
         emit(result.to_dict(), output)
     else:
         click.echo(result.summary(max_replicas))
-    inputs.raise_unreadable()
+    asked.raise_refused()
+    finish(inputs)

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drasim.api.profile import DEFAULT_VERSION, RELEASES, parse_minor, profile_for
+from drasim.cli.exits import finish
 from drasim.cli.kube import cluster_options
 from drasim.cli.options import ReleaseProfile, demo_profile, profile_options
 from drasim.cli.output import emit, output_option
@@ -69,8 +70,7 @@ def doctor(kubeconfig: str | None, context: str | None, timeout: float, from_dum
         diagnostics = [from_doctor(f) for f in report.findings]
         fields = {k: v for k, v in data.items() if k not in ("errors", "warnings")}
         emit(envelope("DoctorReport", diagnostics, **fields), output)
-    if report.errors:
-        sys.exit(1)  # sys.exit: the entry point runs click with standalone_mode=False
+    finish(answer_no=bool(report.errors))
 
 
 def _dump_profile(snapshot: ClusterSnapshot, profile: ReleaseProfile | None) -> ReleaseProfile:

@@ -20,6 +20,7 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs_records
 from drasim.cli.options import load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -167,7 +168,8 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
       kubectl dra explain pod/trainer-0 -n ml --context prod -f new-template.yaml
       drasim explain --scenario seed-08.yaml --step 1
 
-    Exit codes: 0 explained; 2 bad input or object not found.
+    Exit codes: 0 explained; 2 bad input (also an object the API server would reject, after the
+    explanation) or object not found.
     """
     targets = parse_refs(refs)
     if step is not None and scenario_path is None:
@@ -222,8 +224,7 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             if i:
                 console.print()
             render_text(ex, console, wide=output == "wide")
-    if inputs is not None:
-        inputs.raise_unreadable()
+    finish(inputs)
 
 
 def _place(ex: Explanation, state: ClusterState, records: Mapping[Key, PodRecord]) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
 from drasim.api.profile import SIMULATED
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
@@ -70,10 +70,7 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
                       featureGates=enabled_gates(profile), files=inputs.files, objects=n_objects), output)
     else:
         _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
-    inputs.raise_unreadable()  # exit 2 after the report: bad input, as kubectl apply goes on past it
-    if errors:
-        # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False.
-        sys.exit(1)
+    finish(inputs, answer_no=errors > 0, rejections_answer=True)
 
 
 def _pending_hints(state: ClusterState, key: tuple[str, str]) -> list[str]:

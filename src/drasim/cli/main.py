@@ -69,6 +69,16 @@ class LazyGroup(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def invoke(self, ctx: click.Context) -> object:
+        from drasim.cli.exits import WriteFailed, write_error
+
+        try:
+            return super().invoke(ctx)
+        except OSError as err:
+            if write_error(err):
+                raise WriteFailed(err) from None
+            raise
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = SUBCOMMANDS.get(cmd_name)
         if target is None or not _available(target):
@@ -88,7 +98,19 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback."""
+    """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback; so does
+    a failed write to stdout (cli.exits). SIGTERM and Ctrl-C unwind, so no temporary file is left behind."""
+    from drasim.cli.exits import catch_termination, flush_stdout, guard_stdout
+
+    catch_termination()
+    guard_stdout()
+    sys.exit(flush_stdout(_run()))
+
+
+def _run() -> int:
+    """The command's exit code."""
+    from drasim.cli.exits import INTERRUPTED, WriteFailed, output_failed, write_error
+
     try:
         # With standalone_mode=False click returns a command's exit code instead of exiting.
         # Shell completion (click's): `_DRASIM_COMPLETE` or `_KUBECTL_DRA_COMPLETE`, named for the executable.
@@ -97,21 +119,26 @@ def main() -> None:
         complete_var = f"_{exe}_COMPLETE".replace("-", "_").upper()
         name = exe if complete_var in os.environ else prog_name()
         code = cli.main(prog_name=name, complete_var=complete_var, standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
-    except click.exceptions.Abort:
+        return code if isinstance(code, int) else 0
+    except SystemExit as err:  # sys.exit in a command, or SIGTERM (cli.exits.catch_termination)
+        return err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
+    except click.exceptions.Abort as err:
         click.echo("Aborted!", err=True)
-        sys.exit(1)
+        return INTERRUPTED if isinstance(err.__context__, KeyboardInterrupt) else 1
     except click.ClickException as err:
         err.show()
-        sys.exit(err.exit_code)
+        return err.exit_code
     except click.exceptions.Exit as err:
-        sys.exit(err.exit_code)
+        return err.exit_code
     except DrasimError as err:
         click.echo(f"error: {err}", err=True)
-        sys.exit(err.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
+        return err.exit_code
+    except WriteFailed as failed:
+        return output_failed(failed.err, 0)
+    except OSError as err:
+        if not write_error(err):
+            raise
+        return output_failed(err, 0)
 
 
 if __name__ == "__main__":

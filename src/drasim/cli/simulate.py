@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import sys
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
@@ -14,6 +13,7 @@ from drasim.allocator.budget import FILTER_BUDGET_STEPS, budget_text
 from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
 from drasim.cli.options import demo_profile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -51,7 +51,9 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
 @filename_option("Files, directories or - (stdin). Repeatable. Default: the bundled demo cluster and workloads.")
 @load_restrictor_option
 @profile_options()
-@click.option("--strict", is_flag=True, help="Exit 1 when the API server would reject any input object.")
+@click.option("--strict", is_flag=True, hidden=True,
+              help="No effect: objects the API server would reject always make the command exit 2 (kept so "
+                   "scripts that pass it still run).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of every documented tie-break (top-scored nodes, generated names).")
 @click.option("--score-all-nodes", is_flag=True, help="Turn off node sampling (percentageOfNodesToScore).")
@@ -60,7 +62,8 @@ def load_inputs(paths: list[str], profile: ReleaseProfile | None = None, *, name
                help="table: pods, claims and devices; wide: also node selectors, scores and events; json/yaml: "
                     "the final objects, events and scores (a List); name: the final objects as kind/name.")
 @kube_options()
-@click.option("--fail-on-pending", is_flag=True, help="Exit 1 when a pod is still Pending at the end.")
+@click.option("--fail-on-pending", is_flag=True,
+              help="Exit 1 when a pod is still Pending at the end (2, refused input, outranks it).")
 @click.option("--report", "report_path", default=None, metavar="FILE.html",
               help="Also write a self-contained HTML report (devices per node, fallback mix, pending pods, "
                    "timeline).")
@@ -68,7 +71,8 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                  horizon: str, output: str, kube: KubeArgs, fail_on_pending: bool, report_path: str | None) -> None:
     """Simulate DRA scheduling: where every pod lands, which devices each claim gets through which
     firstAvailable alternative, which pods stay Pending and exactly why, and what taint rules do over
-    time. Exit 0 when the simulation ran (pending pods are a result); see --fail-on-pending.
+    time. Exit 0 when the simulation ran (pending pods are a result; see --fail-on-pending), 2 when some input
+    was refused (listed under "Rejected at admission" after the answer for the rest).
 
     With --kubeconfig/--context the live cluster (read with GET and LIST only) is the starting point and
     the -f files are applied on top of it: "what happens if I apply this to my cluster"."""
@@ -79,6 +83,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         raise click.BadParameter(f"{horizon!r} ends past the year 9999", param_hint="'--horizon'") from None
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="'--horizon'") from None
+    del strict  # kept for old scripts: rejections always exit 2 now (cli.exits)
     _no_collections()
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
@@ -92,10 +97,11 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         # Nothing partial is written: the report would show a cluster without the unreadable documents.
         click.echo(f"warning: {report_path} not written: some documents could not be read", err=True)
     elif report_path is not None:
-        from drasim.report import write_report
+        from drasim.report import report_html
+        from drasim.sources.atomic import write_file
         where = ", ".join([*([kube.context or "the current context"] if kube.live else []), *paths])
-        write_report(result, report_path, subtitle=f"{profile.describe()}, seed {seed}, "
-                     f"{where or 'the bundled demo'}")
+        write_file(report_path, report_html(result, subtitle=f"{profile.describe()}, seed {seed}, "
+                                             f"{where or 'the bundled demo'}"), what="--report")
         # On stderr: stdout stays the table or the -o document.
         click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
     lines = pod_lines(result)
@@ -131,11 +137,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                        f"{profile.describe()} would refuse them, so they are not simulated):")
             for line in rejected:
                 click.echo(f"  {line}")
-    inputs.raise_unreadable()
-    if strict and rejected:
-        sys.exit(1)
-    if fail_on_pending and any(line.status == "Pending" for line in lines):
-        sys.exit(1)
+    finish(inputs, answer_no=fail_on_pending and any(line.status == "Pending" for line in lines))
 
 
 simulate = simulate_cmd

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from drasim.cli.output import emit, output_option
 from drasim.cli.textout import rich_console
-from drasim.errors import InputError
+from drasim.sources.atomic import write_file
 from drasim.sweep import SweepResult, chart_svg, load_sweep, run_dask, run_local
 
 __all__ = ["sweep"]
@@ -30,14 +30,6 @@ def _progress(total: int) -> Iterator[Callable[[int], None] | None]:
                   console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task("points", total=total)
         yield lambda n: bar.advance(task, n)
-
-
-def _write(path: str, text: str, what: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as err:
-        raise InputError(f"{what} {path}: {err.strerror or err}") from None
 
 
 def _cell(value: object) -> str:
@@ -77,9 +69,10 @@ def sweep(spec_path: str, output: str, csv_path: str | None, chart_path: str | N
         else:
             result = run_local(spec, workers=min(workers or os.cpu_count() or 1, total), progress=progress)
     if chart_path and figure and axis:
-        _write(chart_path, chart_svg(result, figure, axis, title=f"{spec.name}: {figure} vs {axis}"), "--chart")
+        write_file(chart_path, chart_svg(result, figure, axis, title=f"{spec.name}: {figure} vs {axis}"),
+                   what="--chart")
     if csv_path:
-        _write(csv_path, result.csv(), "--csv")
+        write_file(csv_path, result.csv(), what="--csv")
     if output == "csv":
         click.echo(result.csv(), nl=False)
     elif output == "table":

@@ -12,6 +12,7 @@ import click
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.api.resource import DeviceTaintRule
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, kube_options, settled_inputs
 from drasim.cli.options import ReleaseProfile, demo_profile, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -57,8 +58,9 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
     whose pod is not in the input counts as a scheduled pod. A rule
     without deviceSelector selects nothing ({} selects everything).
 
-    Exit codes: 0 report printed; 2 unreadable input, or RULE.yaml not holding exactly one
-    DeviceTaintRule (also for usage errors); 1 any other error.
+    Exit codes: 0 report printed; 2 some input refused (a document that does not decode or an object the
+    API server would reject, reported after the rest), RULE.yaml not holding exactly one DeviceTaintRule,
+    or a usage error; 1 any other error.
     """
     if not paths and not kube.live:
         profile = demo_profile(profile)  # the profile command_inputs gives the bundled demo it reads then
@@ -97,7 +99,7 @@ def dry_run(rule_path: str, paths: tuple[str, ...], kube: KubeArgs, profile: Rel
         for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
         _print_table(rule, condition.message or "", published, allocated, impact, stubs, notes, no_execute)
-    inputs.raise_unreadable()
+    finish(inputs)
 
 
 def _read_rule(path: str) -> DeviceTaintRule:

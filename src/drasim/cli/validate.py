@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ import click
 
 from drasim.api import resource as r
 from drasim.api.meta import object_ref
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
@@ -103,11 +103,7 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
             click.echo(f"warning: {warning}", err=True)
         _print_table(inputs.files, kinds, drivers, findings, sources, version, errors, warnings,
                      len(admission.rejected))
-    inputs.raise_unreadable()  # exit 2 after the report: bad input, as kubectl apply goes on past it
-    if errors:
-        # sys.exit, not click's Exit: the entry point runs click with standalone_mode=False, where an
-        # Exit's code is returned rather than used.
-        sys.exit(1)
+    finish(inputs, answer_no=errors > 0, rejections_answer=True)
 
 
 def _print_table(

@@ -86,7 +86,8 @@ def write_dump(snapshot: ClusterSnapshot, directory: str, *, fmt: Format = "yaml
 
 
 def _read_info(path: str) -> dict[str, Any]:
-    docs = [d for d in parse_yaml(decode_text(read_input(path), source=path), source=path) if d is not None]
+    docs = [d for d in parse_yaml(decode_text(read_input(path, named=False), source=path), source=path)
+            if d is not None]
     data = docs[0] if len(docs) == 1 else None
     if not isinstance(data, dict) or data.get("kind") != INFO_KIND:
         raise InputError(f"not a drasim cluster-info file (expected kind: {INFO_KIND})", source=path)
@@ -133,7 +134,7 @@ def read_dump(directory: str) -> ClusterSnapshot:
         if not path.lower().endswith(EXTENSIONS):
             warnings.append(f"{path}: skipped: not a .yaml/.yml/.json file")
             continue
-        data = read_input(path)  # unreadable is an error, not a skip: the dump would be silently partial
+        data = read_input(path, named=False)  # unreadable is an error, not a skip: the dump would be silently partial
         is_own = os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory) and os.path.basename(path) in own
         try:
             # A document that does not decode is skipped alone (as kubectl apply goes on), except in the dump's

@@ -20,6 +20,7 @@ from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes,
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache
+from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "decode_text",
            "input_files", "load_bytes", "load_file", "load_paths", "parse_yaml", "read_input", "read_stream"]
@@ -75,14 +76,16 @@ class AliasBudget:
                              f"(reached in document {document}; a \"billion laughs\" document?)", source=source)
 
 
-def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None, keep_going: bool = False) -> LoadResult:
+def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None, keep_going: bool = False,
+               named: bool = True) -> LoadResult:
     """Read every object from `paths`: files, directories (recursive, `.yaml/.yml/.json` only, sorted by
     path; other files are skipped silently, as `kubectl apply -f DIR` does; entries that are not regular
     files, such as FIFOs, devices or dangling links, are skipped with a warning) and `-` for `stdin`
     (default: the process's standard input). Raises `InputError` naming the file, object and field; with
     `keep_going`, documents that do not decode are recorded in `errors` instead and the rest read, as
     `kubectl apply -f` goes on (a file that is not YAML at all stops at that point; unreadable files and
-    the input guards still raise)."""
+    the input guards still raise). `named=False`: the paths come from a file, not the user (a Timeline's
+    `file:`), so a pipe or device among them is refused rather than read."""
     out = LoadResult()
     budget = AliasBudget()
     for path in paths:
@@ -95,33 +98,25 @@ def load_paths(paths: Sequence[str], *, stdin: IO[Any] | None = None, keep_going
             out.warnings.extend(skipped)
             if not found and not skipped:
                 out.warnings.append(f"{path}: no {'/'.join(EXTENSIONS)} files in this directory")
-            for file in found:
-                out.add(load_file(file, budget=budget, keep_going=keep_going), file)
+            for file in found:  # found in a directory: regular files only
+                out.add(load_file(file, budget=budget, keep_going=keep_going, named=False), file)
         else:
-            out.add(load_file(path, budget=budget, keep_going=keep_going), path)
+            out.add(load_file(path, budget=budget, keep_going=keep_going, named=named), path)
     return out
 
 
-def load_file(path: str, *, budget: AliasBudget | None = None, keep_going: bool = False) -> DecodeResult:
+def load_file(path: str, *, budget: AliasBudget | None = None, keep_going: bool = False,
+              named: bool = True) -> DecodeResult:
     """Read one file: JSON if it is named `.json`, else YAML (which also reads JSON)."""
-    return load_bytes(read_input(path), source=path, json=path.lower().endswith(".json") or None, budget=budget,
-                      keep_going=keep_going)
+    return load_bytes(read_input(path, named=named), source=path, json=path.lower().endswith(".json") or None,
+                      budget=budget, keep_going=keep_going)
 
 
-def read_input(path: str) -> bytes:
-    """The bytes of a file named by the user, at most `MAX_FILE_BYTES`. A FIFO or device named explicitly
-    is read (`-f <(cmd)` is a pipe), but never beyond the bound; directories are refused."""
-    try:
-        with open(path, "rb") as f:
-            if stat.S_ISDIR(os.fstat(f.fileno()).st_mode):
-                raise InputError("is a directory (expected a file)", source=path)
-            return _bounded_read(f, source=path)
-    except FileNotFoundError:
-        raise InputError("no such file or directory", source=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory (expected a file)", source=path) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), source=path) from None
+def read_input(path: str, *, named: bool = True) -> bytes:
+    """The bytes of an input file, at most `MAX_FILE_BYTES` (a regular file's size is checked before reading).
+    A FIFO or device the user `named` is read (`-f <(cmd)` is a pipe), never beyond the bound; one found in a
+    directory or named by another file is refused, since reading it can block forever or never end."""
+    return read_bounded(path, MAX_FILE_BYTES, named=named)
 
 
 def read_stream(stream: IO[Any], *, source: str) -> bytes:
@@ -129,20 +124,8 @@ def read_stream(stream: IO[Any], *, source: str) -> bytes:
     data = stream.read(MAX_FILE_BYTES + 1)
     data = data.encode() if isinstance(data, str) else data
     if len(data) > MAX_FILE_BYTES:
-        raise _too_big(source)
+        raise too_big(source, MAX_FILE_BYTES)
     return bytes(data)
-
-
-def _bounded_read(f: IO[bytes], *, source: str) -> bytes:
-    data = f.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise _too_big(source)
-    return data
-
-
-def _too_big(source: str) -> InputError:
-    return InputError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: drasim reads at most that much "
-                      "from one file (split it)", source=source)
 
 
 def input_files(root: str, extensions: tuple[str, ...] = EXTENSIONS, *,
@@ -153,18 +136,15 @@ def input_files(root: str, extensions: tuple[str, ...] = EXTENSIONS, *,
     or never end."""
     found: list[str] = []
     skipped: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if hidden or not d.startswith("."))
-        for name in filenames:
-            if extensions and not name.lower().endswith(extensions):
-                continue
-            path = os.path.join(dirpath, name)
-            why = _not_regular(path)
-            if why:
-                skipped.append(f"{path}: skipped: {why}")
-            else:
-                found.append(path)
-    return sorted(found), skipped
+    for path in walk(root, hidden=hidden):
+        if extensions and not os.path.basename(path).lower().endswith(extensions):
+            continue
+        why = _not_regular(path)
+        if why:
+            skipped.append(f"{path}: skipped: {why}")
+        else:
+            found.append(path)
+    return found, skipped
 
 
 def _not_regular(path: str) -> str:
@@ -174,9 +154,7 @@ def _not_regular(path: str) -> str:
         return ""  # a dangling link or no permission: reading it reports the error (never a silent skip)
     if stat.S_ISREG(mode):
         return ""
-    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a directory" if stat.S_ISDIR(mode) else "not a regular file")
+    what = describe(mode)
     link = " (through a symbolic link)" if os.path.islink(path) else ""
     return f"{what}{link}, not a regular file"
 
@@ -202,7 +180,7 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
     With `keep_going`, objects that do not decode are recorded in `errors` and the next one read; a YAML
     syntax error keeps the documents before it and ends the file there (as kubectl's stream reader)."""
     if len(data) > MAX_FILE_BYTES:
-        raise _too_big(source)
+        raise too_big(source, MAX_FILE_BYTES)
     if json is None:
         head = data.lstrip()[:1]
         if head in (b"{", b"["):

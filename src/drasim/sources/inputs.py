@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 from drasim.api.meta import object_ref
 from drasim.api.profile import ReleaseProfile
 from drasim.controllers.events import ref
-from drasim.errors import DrasimError, InputError
+from drasim.errors import DrasimError, InputError, RejectedError
 from drasim.sim.timeline import Apply, Timeline, is_timeline, parse_timeline, resolve_files
 from drasim.sources.files import (
     LoadResult,
@@ -56,6 +56,20 @@ class Inputs:
             raise InputError(first.message, source=first.source, obj=first.obj, path=first.path)
         raise InputError(f"{len(self.unreadable)} documents could not be read and were left out (each is listed "
                          f"with the rejections; the first: {first})")
+
+    def raise_refused(self) -> None:
+        """Raise an InputError (exit 2) when any input was refused: a document that does not decode or an object
+        the API server would reject at admission. Commands call it at their end, after answering with the rest
+        (each refusal is listed with its file, object and field path), as `kubectl apply -f` goes on past one."""
+        if len(self.admission.rejected) <= len(self.unreadable):
+            self.raise_unreadable()  # every refusal is a document that did not decode
+            return
+        lines = self.rejection_lines()
+        if len(self.admission.rejected) == 1 and lines:
+            more = f" (and {len(lines) - 1} more finding(s) on it, listed above)" if len(lines) > 1 else ""
+            raise RejectedError(f"rejected at admission and left out: {lines[0]}{more}")
+        raise RejectedError(f"{len(self.admission.rejected)} objects were rejected at admission and left out (each is "
+                         f"listed above; the first: {lines[0] if lines else self.admission.rejected[0][1]})")
 
     @property
     def objects(self) -> list[Any]:
@@ -182,7 +196,7 @@ def _timelines(loaded: LoadResult, *, restricted: bool = True) -> list[Timeline]
 def _load_apply(folder: str, name: str) -> Apply:
     """The objects of a Timeline's `file:` `name` in `folder` (with their apiVersions and unserved documents,
     for admission)."""
-    loaded = load_paths([os.path.join(folder, name)])
+    loaded = load_paths([os.path.join(folder, name)], named=False)  # the Timeline's author named it: no pipes
     return Apply(objects=tuple(loaded.objects), api_versions=tuple(loaded.api_versions),
                  unserved=tuple(u[1:] for u in loaded.unserved))
 

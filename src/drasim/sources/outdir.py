@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 
 from drasim.errors import InputError
+from drasim.sources.atomic import discard, file_mode, new_temp, temp_of
+from drasim.sources.reading import read_bounded
 
 __all__ = ["MARKER", "write_files"]
 
 # Names the files drasim wrote into the directory; only those may ever be replaced or removed.
 MARKER = ".drasim-files"
 _MARKER_KIND = "drasim output directory"
+MAX_MARKER_BYTES = 1 << 20
 
 
 def _check_name(name: str, directory: str, *, hidden: bool = False) -> None:
@@ -26,33 +27,16 @@ def _check_name(name: str, directory: str, *, hidden: bool = False) -> None:
         raise InputError(f"refusing to write {name!r}: not a plain file name inside the directory", source=directory)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _read_marker(directory: str) -> set[str] | None:
     """The names in the directory's marker; None when there is none. Never follows a symlink."""
     path = os.path.join(directory, MARKER)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise InputError(f"{MARKER} is a symbolic link, not drasim's marker: refusing to write here",
-                             source=directory) from None
-        raise InputError(f"cannot read {MARKER}: {exc.strerror or exc}", source=directory) from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputError(f"{MARKER} is not a regular file: refusing to write here", source=directory)
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            data = f.read(1 << 20)
-    finally:
-        if fd != -1:
-            os.close(fd)
+    try:  # never through a link, never a FIFO (it would hang) or a device; a marker is small
+        data = read_bounded(path, MAX_MARKER_BYTES, follow=False)
+    except InputError as err:
+        raise InputError(f"{MARKER}: {err.message}: not drasim's marker, refusing to write here",
+                         source=directory) from None
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):
@@ -72,26 +56,6 @@ def _marker_bytes(names: set[str], command: str) -> bytes:
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
-def _write_temp(directory: str, name: str, data: bytes, mode: int) -> str:
-    """A new file in `directory` (O_EXCL: never an existing path or symlink) holding `data`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-    return tmp
-
-
-def _unlink_quietly(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
 def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, command: str) -> list[str]:
     """Write `files` (plain name -> content) into `directory`, atomically per file (temporary file + rename).
 
@@ -100,6 +64,8 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
     are replaced or, when this write no longer produces them, removed; nothing else in the directory
     is ever touched, and no symbolic link in it is followed. Files get the mode the umask gives.
     Returns the names written. Raises InputError (nothing changed when content could not be written).
+    Interrupted (Ctrl-C, SIGTERM), a directory that was new or empty is left as it was; one holding an earlier
+    output is left resumable: its marker names every file drasim may have put there, temporaries included.
     """
     for name in files:
         _check_name(name, directory)
@@ -118,6 +84,7 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
         if not stat.S_ISDIR(st.st_mode):
             raise InputError("exists and is not a directory", source=directory)
     owned: set[str] = set()
+    present: set[str] = set()
     if not created:
         try:
             present = set(os.listdir(directory))
@@ -140,11 +107,11 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
             for name in sorted(owned & present):
                 if stat.S_ISDIR(os.lstat(os.path.join(directory, name)).st_mode):
                     raise InputError(f"refusing to replace {name}: it is now a directory", source=directory)
-    mode = 0o666 & ~_umask()
+    mode = file_mode()
     temps: dict[str, str] = {}
     try:
         for name, data in files.items():
-            temps[name] = _write_temp(directory, name, data, mode)
+            temps[name] = new_temp(directory, name, data, mode)
         # The marker names every file drasim may hold here before any of them appears under its name.
         _replace_marker(directory, owned | set(files) | {os.path.basename(t) for t in temps.values()}, command, mode)
         for name, tmp in temps.items():
@@ -155,21 +122,28 @@ def write_files(directory: str, files: Mapping[str, bytes], *, overwrite: bool, 
             if os.path.lexists(path) and not stat.S_ISDIR(os.lstat(path).st_mode):
                 os.unlink(path)  # drasim's own stale file (a symlink is removed, not followed)
         _replace_marker(directory, set(files), command, mode)
-    except OSError as exc:
+    except BaseException as exc:  # an OSError, or Ctrl-C / SIGTERM (cli.main raises it) mid-write
         for tmp in temps.values():
-            _unlink_quietly(tmp)
-        if created:
-            _unlink_quietly(os.path.join(directory, MARKER))
+            discard(tmp)
+        if not present:  # new or empty before: empty again (and gone if drasim created it)
             with contextlib.suppress(OSError):
-                os.rmdir(directory)
-        raise InputError(f"cannot write: {exc.strerror or exc}", source=directory) from None
+                ours = [*files, MARKER]
+                for entry in os.listdir(directory):  # a temporary the signal caught before it was recorded too
+                    if entry in ours or any(temp_of(name, entry) for name in ours):
+                        discard(os.path.join(directory, entry))
+            if created:
+                with contextlib.suppress(OSError):
+                    os.rmdir(directory)
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write: {exc.strerror or exc}", source=directory) from None
+        raise
     return list(files)
 
 
 def _replace_marker(directory: str, names: set[str], command: str, mode: int) -> None:
-    tmp = _write_temp(directory, MARKER, _marker_bytes(names, command), mode)
+    tmp = new_temp(directory, MARKER, _marker_bytes(names, command), mode)
     try:
         os.replace(tmp, os.path.join(directory, MARKER))
     except BaseException:
-        _unlink_quietly(tmp)
+        discard(tmp)
         raise

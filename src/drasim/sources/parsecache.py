@@ -22,9 +22,14 @@ from typing import Any
 import msgspec
 
 from drasim.api.decode import gc_paused
+from drasim.errors import InputError
+from drasim.sources.reading import read_bounded
 
 MIN_BYTES = 1 << 20  # smaller inputs parse in under 0.15 CPU-s: not worth a file
 MAX_TOTAL_BYTES = 1 << 30  # oldest entries (by last use) go beyond this
+# The largest entry read back: twice the largest input (files.MAX_FILE_BYTES, 256 MiB); msgpack of parsed YAML
+# is no bigger than its text, so only a damaged or planted entry is refused (then the input is parsed).
+MAX_ENTRY_BYTES = 1 << 29
 FORMAT = 2
 _SUBDIR = f"yaml-v{FORMAT}"
 
@@ -61,16 +66,16 @@ def lookup(key: str) -> list[Any] | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as f:
-            if hasattr(os, "getuid") and os.fstat(f.fileno()).st_uid != os.getuid():
-                return None  # only entries this user wrote are trusted (the directory may be shared)
-            blob = f.read()
+        if hasattr(os, "getuid") and os.lstat(path).st_uid != os.getuid():
+            return None  # only entries this user wrote are trusted (the directory may be shared)
+        # A regular file (no link, FIFO or device: those would hang or never end) no bigger than an entry gets.
+        blob = read_bounded(path, MAX_ENTRY_BYTES, follow=False)
         checksum, _, body = blob.partition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() != checksum:
             return None
         with gc_paused():  # millions of containers, no cycles: collections would walk them all
             docs = msgspec.msgpack.decode(body)
-    except (OSError, msgspec.DecodeError):
+    except (OSError, InputError, msgspec.DecodeError, RecursionError):  # RecursionError: nested past the stack
         return None
     with contextlib.suppress(OSError):  # a read-only cache still serves
         os.utime(path)  # last use, for pruning

@@ -14,7 +14,7 @@ from drasim.api.profile import SIMULATED
 from drasim.errors import InputError
 from drasim.fleet.generate import parse_node_spec
 from drasim.sim.workloads import MAX_WORKLOAD_PODS
-from drasim.sources.files import load_bytes, parse_yaml
+from drasim.sources.files import decode_text, load_bytes, parse_yaml, read_input
 
 ORDERS = ("as-written", "reversed", "shuffled")
 # Every point is a whole simulation (0.05 s for a few nodes, seconds for hundreds): a grid beyond this is
@@ -73,10 +73,9 @@ def _ints(value: Any, where: str, source: str, *, minimum: int = 0) -> tuple[int
 def load_sweep(path: str) -> Sweep:
     """Read and check a sweep file; workload paths are relative to the file."""
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except OSError as err:
-        raise InputError(f"cannot read the sweep file: {err.strerror or err}", source=path) from None
+        text = decode_text(read_input(path), source=path)
+    except InputError as err:
+        raise InputError(f"cannot read the sweep file: {err.message}", source=path) from None
     docs = [d for d in parse_yaml(text, source=path) if d is not None]
     if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != "Sweep":
         raise InputError("expected one document of kind Sweep (apiVersion drasim.dev/v1alpha1)", source=path)
@@ -120,12 +119,10 @@ def load_sweep(path: str) -> Sweep:
         raise InputError("expected a list of file names", source=path, path="spec.workloads")
     for i, name in enumerate(raw_workloads):
         file = os.path.join(base, str(name))
-        try:
-            with open(file, encoding="utf-8-sig") as fh:
-                workloads.append((str(name), fh.read()))
-        except OSError as err:
-            raise InputError(f"cannot read {file}: {err.strerror or err}", source=path,
-                             path=f"spec.workloads[{i}]") from None
+        try:  # named by the sweep file, not the user: a regular file only
+            workloads.append((str(name), decode_text(read_input(file, named=False), source=file)))
+        except InputError as err:
+            raise InputError(f"cannot read {file}: {err.message}", source=path, path=f"spec.workloads[{i}]") from None
     replicas_raw = spec.get("replicas", {}) or {}
     if not isinstance(replicas_raw, dict):
         raise InputError("expected a mapping of workload name -> counts", source=path, path="spec.replicas")
