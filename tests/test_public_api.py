@@ -34,7 +34,8 @@ def test_the_demo_through_the_api_answers_as_the_cli() -> None:
     assert isinstance(sim, drasim.Simulation) and isinstance(sim.result, drasim.SimulationResult)
     assert {p.key[1] for p in sim.pending} == {"mig-on-mig-off-node", "urgent-training"}
     assert [m.line() for m in sim.workloads if m.workload == "Deployment/inference"] == [
-        "Deployment/inference: 11 replicas — 8 gpu/h100, 3 gpu/a100-pair"]
+        "Deployment/inference: 11 replicas — 8 gpu/h100, 3 gpu/a100-pair; 3 took a lower alternative while a node "
+        "offering a higher one was feasible (other scores outweighed it)"]
     cli = subprocess.run([sys.executable, "-m", "drasim", "simulate", "-o", "json"], capture_output=True, text=True,
                          check=True, timeout=300)
     assert json.loads(json.dumps(sim.to_dict())) == json.loads(cli.stdout)
@@ -47,7 +48,10 @@ def test_explanation_lint_capacity_and_allocate_are_typed_results_with_to_dict()
     assert json.loads(json.dumps(why.to_dict()))["kind"] == "PodExplanation"
     findings = drasim.lint_findings(demo)
     assert all(isinstance(f, drasim.LintFinding) for f in findings)
-    assert [f.to_dict()["id"] for f in findings] == ["first-available-mixed-shapes"]
+    # The demo's story as lint tells it: replicas on the fallback while an H100 node was feasible, the mixed
+    # alternatives, and its two pods that stay Pending on purpose.
+    assert [f.to_dict()["id"] for f in findings] == ["first-available-fallback", "first-available-mixed-shapes",
+                                                      "pod-pending", "pod-pending"]
     fleet = drasim.load([str(EXAMPLES / "cluster")])
     more = drasim.capacity(fleet, str(EXAMPLES / "inference.yaml"))
     assert isinstance(more, drasim.CapacityResult)

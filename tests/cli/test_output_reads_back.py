@@ -25,7 +25,10 @@ def test_simulate_output_fed_to_explain_prints_no_skipped_kinds(tmp_path: Path) 
         assert "kind: Event" in proc.stdout or '"kind": "Event"' in proc.stdout
         # The demo's DeviceTaintRule is written in the version 1.36 has (v1beta2), not in v1 it does not serve.
         assert "resource.k8s.io/v1beta2" in proc.stdout
-        back = _drasim("explain", "pod/urgent-training", "-n", "default", "-f", str(out))
+        # Read back under the demo's own API server (its gate and beta version on): with the gate off the rule
+        # is rejected at admission (exit 2), which is the answer, not noise.
+        back = _drasim("explain", "pod/urgent-training", "-n", "default", "-f", str(out),
+                       "--feature-gates", "DRADeviceTaintRules=true", "--runtime-config", "resource.k8s.io/v1beta2=true")
         assert back.returncode == 0, back.stderr
         assert "skipped" not in back.stderr and "Event" not in back.stderr
 
