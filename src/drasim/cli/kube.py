@@ -57,9 +57,9 @@ class KubeArgs:
         if self.live:
             from drasim.sources.live import load_kubeconfig
 
-            config, _ = load_kubeconfig(self.kubeconfig, self.context)
-            if config.context.namespace:
-                return str(config.context.namespace)
+            namespace = load_kubeconfig(self.kubeconfig, self.context).namespace
+            if namespace:
+                return namespace
         return "default"
 
     def snapshot(self) -> ClusterSnapshot | None:
