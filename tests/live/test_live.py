@@ -242,7 +242,8 @@ def test_unusable_certificate_is_a_clear_error(tmp_path: Path) -> None:
         connect(str(path))
     ca = tmp_path / "missing-ca.crt"
     assert str(err.value) == (f"{path}: clusters[test-cluster].cluster.certificate-authority: unable to read "
-                              f"certificate-authority {ca} for test-cluster due to open {ca}: no such file or directory")
+                              f"certificate-authority {ca} for test-cluster due to open {ca}: no such file or "
+                              "directory")
 
 
 def test_missing_exec_credential_plugin(apiserver: Start, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import os
 import re
 import ssl
@@ -61,6 +62,9 @@ def server_text(text: str, limit: int = ReadLimits.message_chars) -> str:
     return text
 
 
+_MESSAGE = re.compile(rb'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
 def _status_message(body: bytes, reason: str, limit: int) -> str:
     """The `message` of a Kubernetes Status body, or the start of whatever the server said."""
     try:
@@ -69,6 +73,13 @@ def _status_message(body: bytes, reason: str, limit: int) -> str:
         doc = None
     if isinstance(doc, dict) and isinstance(doc.get("message"), str):
         return server_text(str(doc["message"]), limit)
+    partial = _MESSAGE.search(body)  # a Status cut at the error-body bound: its message's start
+    if doc is None and partial:
+        text = partial.group(1).decode("utf-8", "replace")
+        try:
+            return server_text(json.loads(f'"{text.rstrip(chr(92))}"'), limit)
+        except ValueError:
+            return server_text(text, limit)
     return server_text(body[:200].decode("utf-8", "replace"), limit) or server_text(reason, limit)
 
 
@@ -212,14 +223,11 @@ class LiveClient:
             status = response.status_code
             cap = self.limits.body_bytes if status == 200 else self.limits.error_body_bytes
             try:
-                body = _read_body(response, cap, deadline)
+                body = _read_body(response, cap, deadline, cut=status != 200)
             except _BodyTooLarge:
-                if status != 200:
-                    body = b""
-                else:
-                    raise ClusterAccessError(
-                        f"{self.target}: GET {path} ({what}): the response is larger than {cap // MiB:,} MiB "
-                        "(after decompression); drasim reads at most that much in one response") from None
+                raise ClusterAccessError(
+                    f"{self.target}: GET {path} ({what}): the response is larger than {cap // MiB:,} MiB "
+                    "(after decompression); drasim reads at most that much in one response") from None
             except TimeoutError:
                 raise ClusterAccessError(
                     f"{self.target}: GET {path} ({what}) did not finish within "
@@ -254,13 +262,14 @@ class LiveClient:
                                      f"{self.target.server} a Kubernetes API server?") from None
 
 
-def _read_body(response: Any, cap: int, deadline: float) -> bytes:
-    """The body, inflated here (gzip or deflate) chunk by chunk so that no more than `cap` bytes ever exist."""
+def _read_body(response: Any, cap: int, deadline: float, *, cut: bool = False) -> bytes:
+    """The body, inflated here (gzip or deflate) chunk by chunk so that no more than `cap` bytes ever exist;
+    with `cut`, its first `cap` bytes instead of an error (an error response: only its message is wanted)."""
     length = response.headers.get("content-length", "")
     encoding = response.headers.get("content-encoding", "").strip().lower()
     if encoding in ("", "identity"):
         inflate = None
-        if length.isdigit() and int(length) > cap:
+        if length.isdigit() and int(length) > cap and not cut:
             raise _BodyTooLarge
     elif encoding in ("gzip", "x-gzip"):
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -282,6 +291,8 @@ def _read_body(response: Any, cap: int, deadline: float) -> bytes:
                 data = inflate.unconsumed_tail
             out += piece
             if len(out) > cap:
+                if cut:
+                    return bytes(out[:cap])
                 raise _BodyTooLarge
             if inflate is not None and inflate.eof:
                 break
