@@ -107,19 +107,15 @@ def test_exec_credential_checks(output: str, message: str, tmp_path: Path) -> No
         connect(config)
 
 
-def test_exec_plugin_that_never_ends_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kubeauth, "EXEC_TIMEOUT", 0.5)
-    command = plugin(tmp_path, "exec sleep 30\n")
-    config = exec_config(tmp_path, "http://127.0.0.1:9", apiVersion=V1BETA1, command=command)
-    with pytest.raises(ClusterAccessError, match=r"did not finish within 0.5s \(stopped\)"):
-        connect(config)
-
-
-def test_exec_plugin_output_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kubeauth, "EXEC_OUTPUT_MAX", 10_000)
-    command = plugin(tmp_path, "exec yes drasim-output-line\n")
-    config = exec_config(tmp_path, "http://127.0.0.1:9", apiVersion=V1BETA1, command=command)
-    with pytest.raises(ClusterAccessError, match=r"printed more than 10,000 bytes \(stopped\)"):
+@pytest.mark.parametrize(("bound", "value", "script", "message"), [
+    ("EXEC_TIMEOUT", 0.5, "exec sleep 30\n", r"did not finish within 0.5s \(stopped\)"),
+    ("EXEC_OUTPUT_MAX", 10_000, "exec yes drasim-output-line\n", r"printed more than 10,000 bytes \(stopped\)"),
+])
+def test_exec_plugins_are_bounded_in_time_and_output(bound: str, value: float, script: str, message: str,
+                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kubeauth, bound, value)
+    config = exec_config(tmp_path, "http://127.0.0.1:9", apiVersion=V1BETA1, command=plugin(tmp_path, script))
+    with pytest.raises(ClusterAccessError, match=message):
         connect(config)
 
 
