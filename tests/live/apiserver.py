@@ -76,7 +76,7 @@ class FakeApiServer:
         return [r.path for r in self.requests]
 
     def start(self) -> FakeApiServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server = _QuietServer(("127.0.0.1", 0), _handler(self))
         if self.tls is not None:
             server.socket = self.tls.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
         server.daemon_threads = True
@@ -114,6 +114,11 @@ class FakeApiServer:
         if "limit" in query and isinstance(doc.get("items"), list):
             doc = _page(doc, int(query["limit"][0]), int((query.get("continue") or ["0"])[0]))
         return _json(200, doc)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client refusing the certificate (the TLS tests) is expected, not worth a traceback
 
 
 def _json(code: int, doc: dict[str, Any]) -> tuple[int, bytes, str, float, dict[str, str]]:

@@ -240,3 +240,11 @@ def test_a_certificate_without_a_key_is_refused_with_kubectls_words(tmp_path: Pa
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(ClusterAccessError, match="client-key-data or client-key must be specified for test-user"):
         connect(str(path))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_a_fifo_in_kubeconfig_env_is_refused_without_hanging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "fifo"))
+    with pytest.raises(ClusterAccessError, match=r"cannot read kubeconfig: .* being a FIFO, not a regular file"):
+        connect()

@@ -8,14 +8,20 @@ import contextlib
 import io
 import json
 import os
-import stat
 import subprocess
 import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
 
-from drasim.sources.kubeconfig import ClusterAccessError, ClusterEntry, KubeConfig, UserEntry
+from drasim.sources.kubeconfig import (
+    ClusterAccessError,
+    ClusterEntry,
+    KubeConfig,
+    UnreadableFile,
+    UserEntry,
+    read_regular,
+)
 from drasim.sources.secrets import Secrets
 
 __all__ = ["CREDENTIAL_FILE_MAX", "EXEC_OUTPUT_MAX", "EXEC_TIMEOUT", "Credentials", "read_credential_file",
@@ -41,38 +47,14 @@ class Credentials:
 
 # --- files -----------------------------------------------------------------------------------------
 
-def _kind_of(mode: int) -> str:
-    return ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a directory" if stat.S_ISDIR(mode) else "not a regular file")
-
-
 def read_credential_file(path: str, *, field: str, source: str, what: str, owner: str) -> bytes:
-    """The bytes of a credential file: a regular file (symbolic links followed, as secret mounts use them) of at
-    most `CREDENTIAL_FILE_MAX` bytes. Opened non-blocking so that a FIFO cannot hang the read; devices and FIFOs
-    are refused before reading. Errors name the kubeconfig, the field and the file, in kubectl's words."""
-    def refuse(reason: str) -> ClusterAccessError:
-        return ClusterAccessError(f"{field}: unable to read {what} {path} for {owner} due to {reason}", source=source)
-
+    """The bytes of a credential file (`read_regular`, at most `CREDENTIAL_FILE_MAX` bytes). Errors name the
+    kubeconfig, the field and the file, in kubectl's words."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise refuse(f"open {path}: {(exc.strerror or str(exc)).lower()}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise refuse(f"{path} being {_kind_of(info.st_mode)}, not a regular file")
-        if info.st_size > CREDENTIAL_FILE_MAX:
-            raise refuse(f"its size ({info.st_size:,} bytes; at most {CREDENTIAL_FILE_MAX:,} are read)")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(CREDENTIAL_FILE_MAX + 1)
-        if len(data) > CREDENTIAL_FILE_MAX:  # it grew while we read
-            raise refuse(f"its size (more than {CREDENTIAL_FILE_MAX:,} bytes)")
-        return data
-    except OSError as exc:
-        raise refuse(f"read {path}: {(exc.strerror or str(exc)).lower()}") from None
-    finally:
-        os.close(fd)
+        return read_regular(path, CREDENTIAL_FILE_MAX)
+    except UnreadableFile as exc:
+        raise ClusterAccessError(f"{field}: unable to read {what} {path} for {owner} due to {exc.reason}",
+                                 source=source) from None
 
 
 def _base64(data: str, *, field: str, source: str) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,8 @@ from drasim.errors import DrasimError, InputError
 from drasim.sources.files import decode_text, parse_yaml, read_input
 from drasim.sources.secrets import strip_userinfo
 
-__all__ = ["ClusterAccessError", "ClusterEntry", "ExecEntry", "KubeConfig", "KubeTarget", "UserEntry",
-           "load_kubeconfig"]
+__all__ = ["ClusterAccessError", "ClusterEntry", "ExecEntry", "KubeConfig", "KubeTarget", "UnreadableFile",
+           "UserEntry", "load_kubeconfig", "read_regular"]
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
 EXEC_V1 = "client.authentication.k8s.io/v1"
@@ -103,6 +104,48 @@ class KubeConfig:
 
 # --- reading and merging ---------------------------------------------------------------------------
 
+# A kubeconfig of a thousand contexts is a few MiB.
+KUBECONFIG_MAX = 16 * 1024 * 1024
+
+
+class UnreadableFile(Exception):
+    """A file `read_regular` refused; `reason` says why in Go's words (`open PATH: no such file or directory`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _kind_of(mode: int) -> str:
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a directory" if stat.S_ISDIR(mode) else "not a regular file")
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """The bytes of a regular file (symbolic links followed, as secret mounts use them) of at most `limit` bytes.
+    Opened non-blocking, so a FIFO cannot hang the open; FIFOs and devices are refused before any read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise UnreadableFile(f"open {path}: {(exc.strerror or str(exc)).lower()}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{path} being {_kind_of(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise UnreadableFile(f"its size ({info.st_size:,} bytes; at most {limit:,} are read)")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+        if len(data) > limit:  # it grew while we read
+            raise UnreadableFile(f"its size (more than {limit:,} bytes)")
+        return data
+    except OSError as exc:
+        raise UnreadableFile(f"read {path}: {(exc.strerror or str(exc)).lower()}") from None
+    finally:
+        os.close(fd)
+
+
 def _kubeconfig_paths(path: str | None) -> list[str]:
     if path:
         return [path]
@@ -111,15 +154,18 @@ def _kubeconfig_paths(path: str | None) -> list[str]:
     return paths or [DEFAULT_KUBECONFIG]
 
 
-def _read_kubeconfig(path: str) -> dict[str, Any]:
+def _read_kubeconfig(path: str, *, named: bool) -> dict[str, Any]:
     file = Path(path).expanduser()
     if not file.exists() and not file.is_symlink():
         raise ClusterAccessError("kubeconfig not found: pass --kubeconfig PATH or set KUBECONFIG", source=path)
-    # The bounded reader and YAML guards every input has (size, alias expansion, nesting depth).
+    # --kubeconfig gets the reader of every named input (`--kubeconfig <(cmd)` is a pipe); $KUBECONFIG and
+    # ~/.kube/config only regular files. Then the YAML guards every input has (alias expansion, nesting depth).
     try:
-        data = read_input(str(file))
+        data = read_input(str(file)) if named else read_regular(str(file), KUBECONFIG_MAX)
     except InputError as exc:
         raise ClusterAccessError(f"cannot read kubeconfig: {exc.message}", source=path) from None
+    except UnreadableFile as exc:
+        raise ClusterAccessError(f"cannot read kubeconfig: {exc.reason}", source=path) from None
     try:
         docs = parse_yaml(decode_text(data, source=path), source=path)
     except InputError as exc:
@@ -158,7 +204,7 @@ def load_kubeconfig(path: str | None = None, context: str | None = None) -> Kube
     users: dict[str, dict[str, Any]] = {}
     current: str | None = None
     for p in paths:
-        data = _read_kubeconfig(p)
+        data = _read_kubeconfig(p, named=bool(path))
         for merged, section, inner in ((clusters, "clusters", "cluster"), (contexts, "contexts", "context"),
                                        (users, "users", "user")):
             for key, value in _named(data, section, inner, p).items():
