@@ -136,10 +136,12 @@ def user_kinds(tmp_path: Path) -> dict[str, tuple[dict[str, Any], list[str]]]:
                                                              *forms(f"{USER}:{PASSWORD}")]),
         "client-key": ({"token": TOKEN, "client-certificate-data": base64.b64encode(b"cert").decode(),
                         "client-key-data": key_data}, [KEY_LINE, key_data, TOKEN]),
+        # user:password in the server's URL (sent as basic auth); the user entry is empty
+        "url": ({}, [PASSWORD, f"admin:{PASSWORD}", *forms(f"admin:{PASSWORD}")]),
     }
 
 
-@pytest.mark.parametrize("kind", ["tokenFile", "exec", "basic", "client-key"])
+@pytest.mark.parametrize("kind", ["tokenFile", "exec", "basic", "client-key", "url"])
 def test_every_credential_is_scrubbed_from_messages_and_dumps(
         kind: str, apiserver: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -147,7 +149,7 @@ def test_every_credential_is_scrubbed_from_messages_and_dumps(
     # The server echoes the headers; for a client key (which travels in no header) it echoes the key itself.
     extra = KEY_PEM.replace("\n", "\\n") + " " + KEY_LINE if kind == "client-key" else ""
     server = apiserver("k136", routes=echoing(extra), token=None)
-    doc = kubeconfig_doc(server.url, token=None)
+    doc = kubeconfig_doc(with_user_info(server.url) if kind == "url" else server.url, token=None)
     doc["users"][0]["user"] = user
     config = write(tmp_path / "config", doc)
     code, text = run(monkeypatch, capsys, "doctor", "--kubeconfig", config)

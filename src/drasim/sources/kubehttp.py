@@ -159,9 +159,12 @@ class LiveClient:
         self.secrets = Secrets()
         self._timeout = timeout
         cluster = config.cluster
-        self.secrets.add(cluster.server.partition("://")[2].rpartition("@")[0] or None)  # URL user info
-        if cluster.proxy_url:
-            self.secrets.add(cluster.proxy_url.partition("://")[2].rpartition("@")[0] or None)
+        for url in (cluster.server, cluster.proxy_url or ""):  # user info in a URL is basic auth
+            info = url.partition("://")[2].partition("/")[0].rpartition("@")[0]
+            if info:
+                user, _, password = info.partition(":")
+                self.secrets.add_basic(user, password)
+                self.secrets.add(info)
         creds = user_credentials(config, self.secrets)
         https = cluster.server.lower().startswith("https://")
         verify: ssl.SSLContext | bool = _tls_context(config, creds) if https else True
