@@ -242,3 +242,12 @@ def test_wrong_types_name_the_field(tmp_path: Path) -> None:
         load_kubeconfig(path)
     assert str(err.value) == (f"{path}: clusters[test-cluster].cluster.insecure-skip-tls-verify: expected true or "
                               "false, got str")
+
+
+def test_token_and_basic_auth_together_are_refused_as_kubectl_does(tmp_path: Path) -> None:
+    doc = kubeconfig_doc("https://10.0.0.1:6443")
+    doc["users"][0]["user"].update({"username": "admin", "password": "pw"})
+    with pytest.raises(ClusterAccessError, match=r"users\[test-user\].user: more than one authentication method "
+                                                 r"found for test-user; found \[token basicAuth\], only one is "
+                                                 "allowed"):
+        load_kubeconfig(write_config(tmp_path, doc))

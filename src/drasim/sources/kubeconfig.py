@@ -311,6 +311,10 @@ def _user(name: str, entry: dict[str, Any]) -> UserEntry:
         client_key_data=_string(entry, "client-key-data", where, source),
         exec=_exec(name, exec_entry, source) if exec_entry is not None else None,
         auth_provider=provider_name)
+    methods = [m for m, used in (("token", user.token), ("basicAuth", user.username or user.password)) if used]
+    if len(methods) > 1:
+        raise _fail(source, where, f"more than one authentication method found for {name}; found "
+                                   f"[{' '.join(methods)}], only one is allowed")
     has_cert = bool(user.client_certificate or user.client_certificate_data)
     if has_cert and not (user.client_key or user.client_key_data):
         raise _fail(source, where, f"client-key-data or client-key must be specified for {name} to use the "
