@@ -248,3 +248,20 @@ def test_a_fifo_in_kubeconfig_env_is_refused_without_hanging(tmp_path: Path, mon
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "fifo"))
     with pytest.raises(ClusterAccessError, match=r"cannot read kubeconfig: .* being a FIFO, not a regular file"):
         connect()
+
+
+class _Dribble:
+    """A response whose chunks keep coming (a server sending a byte now and then)."""
+
+    headers: dict[str, str] = {}
+
+    def iter_raw(self) -> Any:
+        while True:
+            yield b" "
+
+
+def test_a_dribbling_response_ends_at_the_request_deadline() -> None:
+    from drasim.sources.kubehttp import _read_body
+
+    with pytest.raises(TimeoutError):
+        _read_body(_Dribble(), 1024 * 1024, deadline=0.0)  # the monotonic clock is long past 0

@@ -24,8 +24,8 @@ from drasim.sources.kubeconfig import ClusterAccessError, KubeConfig, KubeTarget
 from drasim.sources.secrets import Secrets
 
 try:
-    import httpx2 as httpx  # what lightkube >= 1.0 builds its clients with
-except ImportError:  # pragma: no cover - older environments have httpx
+    import httpx2 as httpx  # the httpx line lightkube >= 1.0 installs
+except ImportError:  # pragma: no cover - lightkube 0.x installs httpx (>= 0.26 has proxy=)
     import httpx  # type: ignore[no-redef]
 
 __all__ = ["LiveClient", "MiB", "ReadLimits", "server_text"]
