@@ -148,7 +148,10 @@ def _cluster_info(cluster: ClusterEntry) -> dict[str, Any]:
 
 
 def _interactive(mode: str, fail: Any) -> bool:
-    tty = sys.stdin is not None and sys.stdin.isatty()
+    try:
+        tty = sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # a closed stdin
+        tty = False
     if mode == "Always" and not tty:
         raise fail("exec plugin cannot support interactive mode: standard input is not a terminal")
     return tty and mode != "Never"

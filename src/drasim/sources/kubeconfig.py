@@ -146,6 +146,10 @@ def read_regular(path: str, limit: int) -> bytes:
         os.close(fd)
 
 
+# A named entry of a kubeconfig section and the file that defined it.
+_Entry = tuple[dict[str, Any], str]
+
+
 def _kubeconfig_paths(path: str | None) -> list[str]:
     if path:
         return [path]
@@ -178,11 +182,11 @@ def _read_kubeconfig(path: str, *, named: bool) -> dict[str, Any]:
     return doc
 
 
-def _named(data: dict[str, Any], section: str, inner: str, source: str) -> dict[str, dict[str, Any]]:
+def _named(data: dict[str, Any], section: str, inner: str, source: str) -> dict[str, _Entry]:
     entries = data.get(section) or []
     if not isinstance(entries, list):
         raise ClusterAccessError(f'"{section}" must be a list', source=source)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, _Entry] = {}
     for i, e in enumerate(entries):
         if not isinstance(e, dict) or not isinstance(e.get("name"), str):
             raise ClusterAccessError(f"{section}[{i}]: an entry of {inner}s has no name", source=source)
@@ -190,7 +194,7 @@ def _named(data: dict[str, Any], section: str, inner: str, source: str) -> dict[
         if value is not None and not isinstance(value, dict):
             raise ClusterAccessError(f"{section}[{e['name']}].{inner}: expected a mapping", source=source)
         # Like kubectl merging KUBECONFIG files: the first file that defines a name wins.
-        out.setdefault(e["name"], {**(value or {}), "\0source": source})
+        out.setdefault(e["name"], (value or {}, source))
     return out
 
 
@@ -199,9 +203,9 @@ def load_kubeconfig(path: str | None = None, context: str | None = None) -> Kube
     several files separated by `:` merged like kubectl, else ~/.kube/config). Raises ClusterAccessError."""
     paths = _kubeconfig_paths(path)
     label = os.pathsep.join(paths)
-    clusters: dict[str, dict[str, Any]] = {}
-    contexts: dict[str, dict[str, Any]] = {}
-    users: dict[str, dict[str, Any]] = {}
+    clusters: dict[str, _Entry] = {}
+    contexts: dict[str, _Entry] = {}
+    users: dict[str, _Entry] = {}
     current: str | None = None
     for p in paths:
         data = _read_kubeconfig(p, named=bool(path))
@@ -218,8 +222,7 @@ def load_kubeconfig(path: str | None = None, context: str | None = None) -> Kube
                                  source=label)
     if name not in contexts:
         raise ClusterAccessError(f"context {name!r} not found in kubeconfig (contexts: {available})", source=label)
-    ctx = contexts[name]
-    ctx_source = ctx["\0source"]
+    ctx, ctx_source = contexts[name]
     cluster_name = _string(ctx, "cluster", f"contexts[{name}].context", ctx_source)
     if not cluster_name or cluster_name not in clusters:
         raise ClusterAccessError(f"context {name!r} refers to cluster {cluster_name!r}, which the kubeconfig does "
@@ -229,8 +232,8 @@ def load_kubeconfig(path: str | None = None, context: str | None = None) -> Kube
         raise ClusterAccessError(f"context {name!r} refers to user {user_name!r}, which the kubeconfig does not "
                                  "define", source=label)
     namespace = _string(ctx, "namespace", f"contexts[{name}].context", ctx_source)
-    cluster = _cluster(cluster_name, clusters[cluster_name])
-    user = _user(user_name, users[user_name]) if user_name else UserEntry(name="")
+    cluster = _cluster(cluster_name, *clusters[cluster_name])
+    user = _user(user_name, *users[user_name]) if user_name else UserEntry(name="")
     # The target is what messages and dumps show: never the URL's user info.
     target = KubeTarget(context=name, server=strip_userinfo(cluster.server).rstrip("/"), kubeconfig=label)
     return KubeConfig(target=target, cluster=cluster, user=user, namespace=namespace or None)
@@ -267,8 +270,7 @@ def _file(entry: dict[str, Any], key: str, where: str, source: str) -> str | Non
     return str(resolved)
 
 
-def _cluster(name: str, entry: dict[str, Any]) -> ClusterEntry:
-    source = entry["\0source"]
+def _cluster(name: str, entry: dict[str, Any], source: str) -> ClusterEntry:
     where = f"clusters[{name}].cluster"
     server = _string(entry, "server", where, source)
     if not server:
@@ -291,8 +293,7 @@ def _cluster(name: str, entry: dict[str, Any]) -> ClusterEntry:
     return cluster
 
 
-def _user(name: str, entry: dict[str, Any]) -> UserEntry:
-    source = entry["\0source"]
+def _user(name: str, entry: dict[str, Any], source: str) -> UserEntry:
     where = f"users[{name}].user"
     provider = entry.get("auth-provider")
     provider_name = None
