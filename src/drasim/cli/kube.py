@@ -28,7 +28,8 @@ __all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs"
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--kubeconfig, --context and --timeout (for the commands that only read a cluster)."""
     fn = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-                      help="Seconds to wait for each API request.")(fn)
+                      help="Seconds to wait for the API server to answer (a whole request may take a few "
+                           "times this).")(fn)
     fn = click.option("--context", "context", metavar="NAME", default=None,
                       help="kubeconfig context to use (default: the current context).")(fn)
     fn = click.option("--kubeconfig", metavar="PATH", default=None,
