@@ -221,16 +221,22 @@ def test_a_huge_token_file_is_refused_by_its_size(tmp_path: Path) -> None:
         connect(token_file_config(tmp_path, "http://127.0.0.1:9", str(big)))
 
 
-def test_a_missing_client_certificate_names_the_file_and_the_field(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("section", "entry", "field", "what"), [
+    ("users", {"client-certificate": "pki/missing.crt", "client-key": "k.key"}, "client-certificate", "client-cert"),
+    ("clusters", {"server": "https://127.0.0.1:9", "certificate-authority": "pki/missing.crt"},
+     "certificate-authority", "certificate-authority"),
+])
+def test_a_missing_file_names_the_file_and_the_field(section: str, entry: dict[str, str], field: str, what: str,
+                                                      tmp_path: Path) -> None:
     doc = kubeconfig_doc("https://127.0.0.1:9", token=None)
-    doc["users"][0]["user"] = {"client-certificate": "pki/missing.crt", "client-key": "pki/missing.key"}
+    doc[section][0][section[:-1]] = entry
     path = tmp_path / "config"
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(ClusterAccessError) as err:
         connect(str(path))
-    missing = tmp_path / "pki/missing.crt"
-    assert str(err.value) == (f"{path}: users[test-user].user.client-certificate: unable to read client-cert "
-                              f"{missing} for test-user due to open {missing}: no such file or directory")
+    missing, name = tmp_path / "pki/missing.crt", doc[section][0]["name"]
+    assert str(err.value) == (f"{path}: {section}[{name}].{section[:-1]}.{field}: unable to read {what} {missing} "
+                              f"for {name} due to open {missing}: no such file or directory")
 
 
 def test_a_certificate_without_a_key_is_refused_with_kubectls_words(tmp_path: Path) -> None:

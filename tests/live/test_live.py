@@ -233,19 +233,6 @@ def test_relative_certificate_paths_resolve_against_the_kubeconfig(tmp_path: Pat
     assert config.cluster.certificate_authority == str(tmp_path / "conf" / "pki" / "ca.crt")
 
 
-def test_unusable_certificate_is_a_clear_error(tmp_path: Path) -> None:
-    doc = kubeconfig_doc("https://10.0.0.1:6443")
-    doc["clusters"][0]["cluster"]["certificate-authority"] = "missing-ca.crt"
-    path = tmp_path / "config"
-    path.write_text(yaml.safe_dump(doc))
-    with pytest.raises(ClusterAccessError) as err:
-        connect(str(path))
-    ca = tmp_path / "missing-ca.crt"
-    assert str(err.value) == (f"{path}: clusters[test-cluster].cluster.certificate-authority: unable to read "
-                              f"certificate-authority {ca} for test-cluster due to open {ca}: no such file or "
-                              "directory")
-
-
 def test_missing_exec_credential_plugin(apiserver: Start, tmp_path: Path) -> None:
     server = apiserver("k136")
     doc = kubeconfig_doc(server.url, token=None)
