@@ -251,3 +251,17 @@ def test_token_and_basic_auth_together_are_refused_as_kubectl_does(tmp_path: Pat
                                                  r"found for test-user; found \[token basicAuth\], only one is "
                                                  "allowed"):
         load_kubeconfig(write_config(tmp_path, doc))
+
+
+@pytest.mark.parametrize(("user", "message"), [
+    ({"exec": {"apiVersion": V1BETA1, "command": "x", "env": True}}, r"exec.env: expected a list"),
+    ({"exec": {"apiVersion": V1BETA1, "command": "x", "env": [{"name": "A", "value": 1}]}},
+     r"exec.env\[0\]: expected a string name"),
+    ({"exec": {"apiVersion": V1BETA1, "command": "x\0y"}}, "holds a NUL character"),
+    ({"tokenFile": "~no-such-user-drasim/token"}, r"tokenFile: cannot expand .*: no such user"),
+])
+def test_malformed_user_entries_name_the_field(user: dict[str, Any], message: str, tmp_path: Path) -> None:
+    doc = kubeconfig_doc("https://10.0.0.1:6443", token=None)
+    doc["users"][0]["user"] = user
+    with pytest.raises(ClusterAccessError, match=message):
+        load_kubeconfig(write_config(tmp_path, doc))

@@ -183,9 +183,9 @@ def run_exec_plugin(config: KubeConfig, secrets: Secrets) -> tuple[str | None, b
     except FileNotFoundError:
         hint = f"\n\n{spec.install_hint}" if spec.install_hint else ""
         raise fail(f"exec: executable {spec.command} not found{hint}") from None
-    except OSError as exc:
-        raise fail(f"exec: executable {spec.command} could not be run: {(exc.strerror or str(exc)).lower()}"
-                   ) from None
+    except (OSError, ValueError) as exc:
+        raise fail(f"exec: executable {spec.command} could not be run: "
+                   f"{(getattr(exc, 'strerror', None) or str(exc)).lower()}") from None
     out, over = _bounded_output(proc, timeout)
     if over == "time":
         raise fail(f"exec: executable {spec.command} did not finish within {timeout:g}s (stopped)")

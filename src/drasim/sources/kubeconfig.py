@@ -129,6 +129,8 @@ def read_regular(path: str, limit: int) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise UnreadableFile(f"open {path}: {(exc.strerror or str(exc)).lower()}") from None
+    except ValueError:  # a NUL in the name
+        raise UnreadableFile(f"open {path!r}: invalid argument") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -264,10 +266,16 @@ def _file(entry: dict[str, Any], key: str, where: str, source: str) -> str | Non
     value = _string(entry, key, where, source)
     if not value:
         return None
-    resolved = Path(value).expanduser()
-    if not resolved.is_absolute():
-        resolved = Path(source).expanduser().resolve().parent / resolved
-    return str(resolved)
+    try:
+        resolved = Path(value).expanduser()
+    except RuntimeError:  # `~user` of no such user
+        raise _fail(source, f"{where}.{key}", f"cannot expand {value!r}: no such user") from None
+    return str(_beside(resolved, source))
+
+
+def _beside(path: Path, source: str) -> Path:
+    """`path` as kubectl resolves a kubeconfig's relative file names: against the directory of that file."""
+    return path if path.is_absolute() else Path(source).expanduser().resolve().parent / path
 
 
 def _cluster(name: str, entry: dict[str, Any], source: str) -> ClusterEntry:
@@ -285,7 +293,11 @@ def _cluster(name: str, entry: dict[str, Any], source: str) -> ClusterEntry:
         proxy_url=_string(entry, "proxy-url", where, source),
         disable_compression=_bool(entry, "disable-compression", where, source))
     if cluster.proxy_url:
-        scheme = urlsplit(cluster.proxy_url).scheme
+        try:
+            scheme = urlsplit(cluster.proxy_url).scheme
+        except ValueError as exc:
+            raise _fail(source, cluster.field("proxy-url"), f"invalid 'proxy-url' for cluster {name!r}: {exc}"
+                        ) from None
         if scheme not in ("http", "https"):
             # kubectl also speaks socks5; drasim's HTTP client does not, so it says so instead of ignoring it.
             raise _fail(source, cluster.field("proxy-url"),
@@ -343,11 +355,17 @@ def _exec(user: str, entry: Any, source: str) -> ExecEntry:
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise _fail(source, f"{where}.args", "expected a list of strings")
     env: list[tuple[str, str]] = []
-    for i, var in enumerate(entry.get("env") or []):
+    variables = entry.get("env") or []
+    if not isinstance(variables, list):
+        raise _fail(source, f"{where}.env", "expected a list of {name, value}")
+    for i, var in enumerate(variables):
         if not isinstance(var, dict) or not var.get("name"):
             raise _fail(source, f"{where}.env[{i}]", f"env variable name must be specified for {user} to use exec "
                                                      "authentication plugin")
-        env.append((str(var["name"]), str(var.get("value") or "")))
+        name, value = var["name"], var.get("value") or ""
+        if not isinstance(name, str) or not isinstance(value, str) or "\0" in name + value or "=" in name:
+            raise _fail(source, f"{where}.env[{i}]", "expected a string name (without '=') and a string value")
+        env.append((name, value))
     mode = _string(entry, "interactiveMode", where, source) or ""
     if not mode and api_version == EXEC_V1BETA1:
         mode = "IfAvailable"  # v1beta1's default; v1 must say (clientcmd/api/v1/defaults.go)
@@ -356,9 +374,11 @@ def _exec(user: str, entry: Any, source: str) -> ExecEntry:
                                                         "authentication plugin")
     if mode not in INTERACTIVE_MODES:
         raise _fail(source, f"{where}.interactiveMode", f'invalid interactiveMode for {user}: "{mode}"')
-    if os.sep in command and not Path(command).expanduser().is_absolute():
+    if "\0" in command or any("\0" in a for a in args):
+        raise _fail(source, f"{where}.command", "a command or argument holds a NUL character")
+    if os.sep in command:
         # A relative command with a directory in it is relative to the kubeconfig, as client-go resolves it.
-        command = str(Path(source).expanduser().resolve().parent / command)
+        command = str(_beside(Path(command), source))
     return ExecEntry(api_version=api_version, command=command, args=tuple(args), env=tuple(env),
                      install_hint=_string(entry, "installHint", where, source) or "",
                      provide_cluster_info=_bool(entry, "provideClusterInfo", where, source),

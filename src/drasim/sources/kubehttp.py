@@ -214,7 +214,7 @@ class LiveClient:
                 f"cannot connect to the API server at {self.target.server} (context {self.target.context}): "
                 f"{server_text(str(exc)) or type(exc).__name__}. Is the cluster running, and is the kubeconfig's "
                 f"server address right? (try: kubectl --context {self.target.context} cluster-info)") from None
-        except (httpx.HTTPError, OSError, zlib.error) as exc:
+        except (httpx.HTTPError, OSError, zlib.error, ValueError) as exc:  # ValueError: a name TLS refuses
             raise ClusterAccessError(f"{self.target}: GET {path} ({what}) failed: "
                                      f"{server_text(str(exc)) or type(exc).__name__}") from None
 
