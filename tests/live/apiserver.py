@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,14 +27,19 @@ def status(code: int, reason: str, message: str, **details: Any) -> dict[str, An
             "reason": reason, "details": details, "code": code}
 
 
+Body = dict[str, Any] | bytes
+
+
 @dataclass
 class Route:
-    """An override for one path: a status code and a body (dict -> JSON, bytes as is), optionally delayed."""
+    """An override for one path: a status code and a body (dict -> JSON, bytes as is, or a function of the
+    request's query and headers giving one), optionally delayed and with extra response headers."""
 
     code: int
-    body: dict[str, Any] | bytes
+    body: Body | Callable[[dict[str, list[str]], dict[str, str]], Body]
     content_type: str = "application/json"
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -50,6 +57,7 @@ class FakeApiServer:
     cluster: str | None
     routes: dict[str, Route] = field(default_factory=dict)
     token: str | None = None
+    tls: ssl.SSLContext | None = None  # serve HTTPS with this server-side context
     requests: list[Request] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -58,7 +66,7 @@ class FakeApiServer:
     @property
     def url(self) -> str:
         assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self._server.server_port}"
 
     @property
     def methods(self) -> set[str]:
@@ -68,7 +76,9 @@ class FakeApiServer:
         return [r.path for r in self.requests]
 
     def start(self) -> FakeApiServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server = _QuietServer(("127.0.0.1", 0), _handler(self))
+        if self.tls is not None:
+            server.socket = self.tls.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -89,13 +99,14 @@ class FakeApiServer:
             self.requests.append(Request(method, path, query, headers))
 
     def answer(self, path: str, query: dict[str, list[str]], headers: dict[str, str]
-               ) -> tuple[int, bytes, str, float]:
+               ) -> tuple[int, bytes, str, float, dict[str, str]]:
         if self.token is not None and headers.get("authorization") != f"Bearer {self.token}":
             return _json(401, status(401, "Unauthorized", "Unauthorized"))
         route = self.routes.get(path)
         if route is not None:
-            body = route.body if isinstance(route.body, bytes) else json.dumps(route.body).encode()
-            return route.code, body, route.content_type, route.delay
+            body = route.body(query, headers) if callable(route.body) else route.body
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            return route.code, data, route.content_type, route.delay, route.headers
         file = FIXTURES / str(self.cluster) / (path.strip("/") + ".json") if self.cluster and path != "/" else None
         if file is None or not file.is_file():
             return _json(404, status(404, "NotFound", "the server could not find the requested resource"))
@@ -105,8 +116,13 @@ class FakeApiServer:
         return _json(200, doc)
 
 
-def _json(code: int, doc: dict[str, Any]) -> tuple[int, bytes, str, float]:
-    return code, json.dumps(doc).encode(), "application/json", 0.0
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client refusing the certificate (the TLS tests) is expected, not worth a traceback
+
+
+def _json(code: int, doc: dict[str, Any]) -> tuple[int, bytes, str, float, dict[str, str]]:
+    return code, json.dumps(doc).encode(), "application/json", 0.0, {}
 
 
 def _page(doc: dict[str, Any], limit: int, offset: int) -> dict[str, Any]:
@@ -129,15 +145,17 @@ def _handler(api: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             api.record(self.command, url.path, query, headers)
             if self.command != "GET":
-                code, body, ctype, delay = _json(405, status(405, "MethodNotAllowed", "read-only test server"))
+                code, body, ctype, delay, extra = _json(405, status(405, "MethodNotAllowed", "read-only test server"))
             else:
-                code, body, ctype, delay = api.answer(url.path, query, headers)
+                code, body, ctype, delay, extra = api.answer(url.path, query, headers)
             if delay:
                 time.sleep(delay)
             try:
                 self.send_response(code)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):

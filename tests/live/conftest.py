@@ -17,9 +17,9 @@ def apiserver() -> Iterator[Callable[..., FakeApiServer]]:
     to have received GET requests only."""
     started: list[FakeApiServer] = []
 
-    def start(cluster: str | None, routes: dict[str, Route] | None = None, token: str | None = TOKEN
-              ) -> FakeApiServer:
-        server = FakeApiServer(cluster, routes=dict(routes or {}), token=token).start()
+    def start(cluster: str | None, routes: dict[str, Route] | None = None, token: str | None = TOKEN,
+              tls: Any = None) -> FakeApiServer:
+        server = FakeApiServer(cluster, routes=dict(routes or {}), token=token, tls=tls).start()
         started.append(server)
         return server
 

@@ -66,6 +66,9 @@ def bad(events: list[Any], **doc: Any) -> InputError:
 @pytest.mark.parametrize(("text", "seconds"), [
     ("30s", 30), ("5m", 300), ("1h30m", 5400), ("1.5h", 5400), ("500ms", 0.5), ("2d", 172800), ("0", 0),
     ("PT30S", 30), ("PT5M", 300), ("P1DT2H", 93600), ("P2W", 1209600), ("pt1.5s", 1.5),
+    # Every unit of Go's time.ParseDuration (µ as U+00B5 and U+03BC); timedelta keeps microseconds.
+    ("1ns", 0), ("1us", 0.000001), ("1µs", 0.000001), ("1μs", 0.000001), ("1500ns", 0.0000015),
+    ("1m1us", 60.000001), ("2h45m30.5s", 9930.5),
 ])
 def test_durations(text: str, seconds: float) -> None:
     assert tl.parse_duration(text) == timedelta(seconds=seconds)

@@ -29,7 +29,8 @@ __all__ = ["KINDS", "KubeArgs", "ObjectRef", "cluster_options", "command_inputs"
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--kubeconfig, --context and --timeout (for the commands that only read a cluster)."""
     fn = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-                      help="Seconds to wait for each API request.")(fn)
+                      help="Seconds to wait for the API server to answer (a whole request may take a few "
+                           "times this).")(fn)
     fn = click.option("--context", "context", metavar="NAME", default=None,
                       help="kubeconfig context to use (default: the current context).")(fn)
     fn = click.option("--kubeconfig", metavar="PATH", default=None,
@@ -58,9 +59,9 @@ class KubeArgs:
         if self.live:
             from drasim.sources.live import load_kubeconfig
 
-            config, _ = load_kubeconfig(self.kubeconfig, self.context)
-            if config.context.namespace:
-                return str(config.context.namespace)
+            namespace = load_kubeconfig(self.kubeconfig, self.context).namespace
+            if namespace:
+                return namespace
         return "default"
 
     def snapshot(self) -> ClusterSnapshot | None:

@@ -55,6 +55,7 @@ from drasim.api.decode import decode_object
 from drasim.api.kinds import KINDS, KubeObject
 from drasim.api.meta import Condition
 from drasim.api.resource import AllocatedDeviceStatus, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasim.cel.library.timeutil import GO_DURATION_UNITS
 from drasim.cluster.clock import later
 from drasim.cluster.state import ClusterState
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
@@ -94,15 +95,17 @@ _WORKLOADS = (Deployment, ReplicaSet, StatefulSet, Job)
 # --- times ---------------------------------------------------------------------------------------
 
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
-_GO_PART = re.compile(rf"({_NUMBER})(ms|s|m|h|d)")
-_GO = re.compile(rf"(?:{_NUMBER}(?:ms|s|m|h|d))+")
-_GO_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+# Go's units (seconds each) and drasim's `d`; longer names first so that `ms` is not read as `m`.
+_GO_UNITS = {**{unit: ns / 1e9 for unit, ns in GO_DURATION_UNITS.items()}, "d": 86400}
+_UNIT = "|".join(sorted(_GO_UNITS, key=len, reverse=True))
+_GO_PART = re.compile(rf"({_NUMBER})({_UNIT})")
+_GO = re.compile(rf"(?:{_NUMBER}(?:{_UNIT}))+")
 _ISO = re.compile(rf"P(?:({_NUMBER})W)?(?:({_NUMBER})D)?(?:T(?:({_NUMBER})H)?(?:({_NUMBER})M)?(?:({_NUMBER})S)?)?")
 _ABSOLUTE = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]")
 
 
 def parse_duration(text: str) -> timedelta:
-    """`30s`, `5m`, `1h30m`, `1.5h`, `500ms`, `2d`, `0`, or ISO 8601 `PT30S` / `P1DT2H` / `P2W`.
+    """`30s`, `5m`, `1h30m`, `1.5h`, `500ms`, `1us`, `1ns`, `2d`, `0`, or ISO 8601 `PT30S` / `P1DT2H` / `P2W`.
     Raises ValueError with a message fit for users."""
     s = text.strip()
     if s == "0":

@@ -48,8 +48,9 @@ def timestamp_from_int(secs: int) -> Timestamp:
     return _check_ts(secs * _NS)
 
 
-_DUR_UNITS = {"ns": 1, "us": 1000, "µs": 1000, "μs": 1000, "ms": 1_000_000, "s": _NS,
-              "m": 60 * _NS, "h": 3600 * _NS}
+# Go's time.ParseDuration units, in nanoseconds (µ is U+00B5, μ U+03BC); the timeline's durations use them too.
+GO_DURATION_UNITS = {"ns": 1, "us": 1000, "µs": 1000, "μs": 1000, "ms": 1_000_000, "s": _NS,
+                     "m": 60 * _NS, "h": 3600 * _NS}
 _DUR_PART = re.compile(r"(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)")
 
 
@@ -71,7 +72,7 @@ def duration_from_string(s: str) -> Duration:
         if not m or m.group(1) in ("", "."):
             raise EvalError(f'time: invalid duration "{orig}"')
         num = m.group(1)
-        unit = _DUR_UNITS[m.group(2)]
+        unit = GO_DURATION_UNITS[m.group(2)]
         if "." in num:
             whole, frac = num.split(".", 1)
             total += int(whole or "0") * unit
