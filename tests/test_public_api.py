@@ -18,7 +18,7 @@ EXAMPLES = ROOT / "examples"
 def test_import_drasim_stays_light_and_every_name_resolves() -> None:
     probe = ("import sys, drasim\n"
              "print(sorted(m for m in sys.modules if m.startswith('drasim.') or m.split('.')[0] in "
-             "('yaml', 'msgspec', 'rich', 'click', 'cel_expr_python', 'lightkube')))")
+             "('yaml', 'msgspec', 'rich', 'click', 'cel_expr_python', 'httpx2')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"
     for name in drasim.__all__:

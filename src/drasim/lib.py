@@ -58,7 +58,7 @@ def load(paths: Sequence[str] = (), *, release: ReleaseProfile | None = None, na
     release = release or profile_for()
     snapshot = None
     if live or kubeconfig is not None or context is not None:
-        from drasim.sources.live import read_cluster  # lightkube only for a live cluster
+        from drasim.sources.live import read_cluster  # the HTTP client only for a live cluster
 
         snapshot = read_cluster(kubeconfig, context, timeout=timeout)
     paths = list(paths)

@@ -387,3 +387,18 @@ def test_claim_decodes_all_request_shapes() -> None:
     assert exactly is not None and exactly.capacity is not None
     assert exactly.capacity.requests["memory"] == Quantity("10Gi")
     assert obj.spec.devices.requests[1].first_available is not None
+
+
+@pytest.mark.parametrize(("spec", "path"), [
+    ({"selector": {"matchLabels": ["a", "b"]}}, "spec.selector.matchLabels"),
+    ({"selector": {"matchExpressions": [{"key": "a", "operator": "In", "values": "x"}]}},
+     "spec.selector.matchExpressions[0].values"),
+    ({"template": {"spec": {"topologySpreadConstraints": [{"labelSelector": {"matchLabels": {"a": ["b"]}}}]}}},
+     "spec.template.spec.topologySpreadConstraints[0].labelSelector.matchLabels.a"),
+])
+def test_malformed_label_selectors_are_refused_with_their_path(spec: dict[str, Any], path: str) -> None:
+    # A LabelSelector the API server cannot decode never reaches the scheduler (fuzzing found a list of labels
+    # crashing the spread pre-filter).
+    err = error_of({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "ml"},
+                    "spec": spec})
+    assert "Deployment/ml/web" in str(err) and path in str(err)

@@ -21,7 +21,7 @@ loaded = sorted(m for m in sys.modules if m.startswith("drasim.") and m.split(".
 loaded += sorted(m for m in sys.modules if m.startswith("drasim.cli.") and m != "drasim.cli.main")
 # The heavy libraries the commands use (parsing, models, CEL, terminal tables, clusters) wait for a command.
 loaded += sorted(m for m in sys.modules if m.split(".")[0] in (
-    "msgspec", "yaml", "rich", "cel_expr_python", "re2", "lightkube", "httpx", "httpx2", "dask"))
+    "msgspec", "yaml", "rich", "cel_expr_python", "re2", "httpx", "httpx2", "dask"))
 print("LOADED", loaded)
 """
 

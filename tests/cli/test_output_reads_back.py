@@ -28,7 +28,8 @@ def test_simulate_output_fed_to_explain_prints_no_skipped_kinds(tmp_path: Path) 
         # Read back under the demo's own API server (its gate and beta version on): with the gate off the rule
         # is rejected at admission (exit 2), which is the answer, not noise.
         back = _drasim("explain", "pod/urgent-training", "-n", "default", "-f", str(out),
-                       "--feature-gates", "DRADeviceTaintRules=true", "--runtime-config", "resource.k8s.io/v1beta2=true")
+                       "--feature-gates", "DRADeviceTaintRules=true",
+                       "--runtime-config", "resource.k8s.io/v1beta2=true")
         assert back.returncode == 0, back.stderr
         assert "skipped" not in back.stderr and "Event" not in back.stderr
 

@@ -100,11 +100,24 @@ class Affinity(Lenient):
     pod_anti_affinity: Any = None
 
 
+class LabelSelectorRequirement(Lenient):
+    key: str = ""
+    operator: str = ""
+    values: list[str] = []
+
+
+class LabelSelector(Lenient):
+    """metav1.LabelSelector, typed so that a malformed one is refused at decode as the API server refuses it."""
+
+    match_labels: dict[str, str] = {}
+    match_expressions: list[LabelSelectorRequirement] = []
+
+
 class TopologySpreadConstraint(Lenient):
     max_skew: Int32 = 1
     topology_key: str = ""
     when_unsatisfiable: str = "DoNotSchedule"
-    label_selector: Any = None
+    label_selector: LabelSelector | None = None
 
 
 class PodSpec(Lenient):
@@ -177,7 +190,7 @@ class WorkloadSpec(Lenient):
     replicas: Int32 | None = None
     parallelism: Int32 | None = None
     completions: Int32 | None = None
-    selector: Any = None
+    selector: LabelSelector | None = None
     service_name: str | None = None
     template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
 

@@ -50,11 +50,7 @@ def owner_selector(cache: NodeCache, state: ClusterState, pod: Pod) -> tuple[tup
     workload = cache.owners[1].get((owner.kind, pod.metadata.namespace or "default", owner.name))
     if workload is None:
         return ()
-    selector = workload.spec.selector
-    if owner.kind == "ReplicationController" and isinstance(selector, dict) and "matchLabels" not in selector \
-            and "matchExpressions" not in selector:
-        selector = {"matchLabels": selector}  # an RC's selector is a plain label map
-    return parse_selector(selector) or ()
+    return parse_selector(workload.spec.selector) or ()
 
 
 def prefilter(cache: NodeCache, state: ClusterState, pod: Pod, namespace: str, static: PodStatic) -> Spread:

@@ -16,17 +16,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2 as httpx
 import msgspec
 
 from drasim import __version__
 from drasim.sources.kubeauth import Credentials, read_credential_file, user_credentials
 from drasim.sources.kubeconfig import ClusterAccessError, KubeConfig, KubeTarget
 from drasim.sources.secrets import Secrets
-
-try:
-    import httpx2 as httpx  # the httpx line lightkube >= 1.0 installs
-except ImportError:  # pragma: no cover - lightkube 0.x installs httpx (>= 0.26 has proxy=)
-    import httpx  # type: ignore[no-redef]
 
 __all__ = ["LiveClient", "MiB", "ReadLimits", "server_text"]
 
