@@ -57,6 +57,9 @@ def store_object(
         cc = ClaimStatusChecker(object_ref("ResourceClaim", obj.metadata), features, cel_checker)
         cc.metadata(obj.metadata, namespaced=True)
         spec = cc.claim_spec(obj.spec, "spec")
+        # A real API server drops `status` on create; drasim keeps and validates it (as the status subresource
+        # write that set it): every input is cluster state, and nothing in a `-f` file tells a `kubectl get -o
+        # yaml` export or a hand-written running claim (allocation, reservedFor) from an apply payload.
         if obj.status is not None:
             cc.claim_status(obj.status, spec, "status")
         if spec != obj.spec:
