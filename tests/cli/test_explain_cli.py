@@ -148,6 +148,23 @@ def test_without_files_the_bundled_demo_is_explained() -> None:
     assert "Pod default/urgent-training" in proc.stdout and "no-preemption" in proc.stdout
 
 
+def test_extended_resource_pod_explained_through_its_claim() -> None:
+    # The demo's `nvidia.com/gpu: 2` pod got its GPUs through a DeviceClass extendedResourceName: explain
+    # replays the claim the scheduler made for it on its node, named with what the pod asked for.
+    code, out = run("pod/legacy-gpu", "-n", "default", "-o", "json")
+    assert code == 0, out
+    data = json.loads(out)
+    (pc,) = data["claims"]
+    assert pc["name"] == "(extended resources)" and pc["state"] == "allocated"
+    assert pc["extended"] == ["nvidia.com/gpu: 2"] and pc["claim"].startswith("default/legacy-gpu-")
+    node = data["placement"]["node"]
+    assert data["summary"] == {"nodes": 1, "allocatableNodes": [node]}
+    assert len(data["groups"][0]["verdict"]["devices"]) == 2
+    code, out = run("pod/legacy-gpu", "-n", "default")
+    assert code == 0 and "(allocated) for nvidia.com/gpu: 2" in out, out
+    assert f"allocatable on 1 of 1 node(s): {node}" in out
+
+
 def test_cluster_dump_as_a_json_list(tmp_path: Path) -> None:
     objs = yaml.safe_load(SEED3.read_text())["objects"]
     dump = tmp_path / "dump.json"

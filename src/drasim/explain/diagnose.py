@@ -29,6 +29,7 @@ from drasim.explain.model import (
 )
 from drasim.explain.node import analyse_node
 from drasim.scheduler import Scheduler
+from drasim.sim.report import EXTENDED_POD_CLAIM, extended_labels
 
 __all__ = ["device_outcomes", "explain_claim", "explain_claims", "explain_pod"]
 
@@ -217,11 +218,31 @@ def _from_template(state: ClusterState, pod: Pod, pod_claim: str, template_name:
     return apply_claim_defaults(claim)
 
 
+def _extended_claim(state: ClusterState, pod: Pod) -> tuple[PodClaim, ResourceClaim] | None:
+    """The claim the scheduler made for the pod's extended resources served by DRA (pod status names it),
+    with what the pod asked for (`nvidia.com/gpu: 2`, from its allocated devices or its requests)."""
+    ext = pod.status.extended_resource_claim_status if pod.status is not None else None
+    if ext is None or not ext.resource_claim_name:
+        return None
+    claim = state.claims.get((pod.metadata.namespace or "default", ext.resource_claim_name))
+    if claim is None:
+        return None
+    allocation = claim.status.allocation if claim.status is not None else None
+    if allocation is not None:
+        names = [res.request for res in allocation.devices.results]
+    else:
+        names = [req.name for req in claim.spec.devices.requests
+                 for _ in range(req.exactly.count if req.exactly is not None and req.exactly.count else 1)]
+    return (PodClaim(EXTENDED_POD_CLAIM, claim_ref(claim), _claim_state(claim), extended_labels(ext, names)),
+            claim)
+
+
 def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None = None, *,
                 variant: str | None = None, share: bool = True) -> PodExplanation:
     """Explain a pod: its unallocated claims in one Allocate call per node, as the scheduler's filter does.
 
-    Claims not created yet are built from their templates. When every claim is already allocated, they
+    Claims not created yet are built from their templates; the claim the scheduler made for the pod's
+    DRA-backed extended resources is one of them. When every claim is already allocated, they
     are replayed as if unallocated on the nodes they are available on. Raises InputError when the pod
     or a named node does not exist.
     """
@@ -253,6 +274,10 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
             ex.problems.append(f"pod claim {name}: resourceclaim {wanted} not found; "
                                "the scheduler waits for it to be created")
             ex.claims.append(PodClaim(name, None, "missing"))
+    extended = _extended_claim(state, pod)
+    if extended is not None:
+        ex.claims.append(extended[0])
+        (allocated if extended[0].state == "allocated" else pending).append(extended[1])
     in_use = state.in_use
     fixed = allocated
     if not pending and allocated:

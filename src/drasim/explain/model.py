@@ -217,11 +217,14 @@ class ClaimExplanation(Explanation):
 
 @dataclass
 class PodClaim:
-    """One `pod.spec.resourceClaims` entry: `state` is allocated, pending, from-template or missing."""
+    """One `pod.spec.resourceClaims` entry, or the claim the scheduler made for the pod's DRA-backed extended
+    resources: `state` is allocated, pending, from-template or missing."""
 
     name: str
     claim: str | None
     state: str
+    # The extended-resource claim (no spec.resourceClaims entry): what the pod asked for, `nvidia.com/gpu: 2`.
+    extended: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -214,7 +214,8 @@ def render_text(ex: Explanation, console: Console, *, wide: bool = False) -> Non
             if ex.pod is None:
                 console.print(f"  claim {pc.claim} ({pc.state})")
             else:
-                console.print(f"  pod claim {pc.name}: {pc.claim or '-'} ({pc.state})")
+                asked = f" for {', '.join(pc.extended)}" if pc.extended else ""
+                console.print(f"  pod claim {pc.name}: {pc.claim or '-'} ({pc.state}){asked}")
     if isinstance(ex, PodExplanation) and ex.placement is not None:
         _render_placement(console, ex.placement)
     if wide:

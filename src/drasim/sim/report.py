@@ -17,6 +17,10 @@ from drasim.controllers.events import Event
 from drasim.sim.engine import SCORES_KEPT, SimulationResult
 from drasim.sim.workloads import Workload
 
+# The pod-claim label of the claim the scheduler made for a pod's DRA-backed extended resources (it has no
+# spec.resourceClaims entry).
+EXTENDED_POD_CLAIM = "(extended resources)"
+
 
 @dataclass
 class ClaimLine:
@@ -128,13 +132,13 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
         if claim is not None and claim.status and claim.status.allocation:
             results = claim.status.allocation.devices.results
             out.append(ClaimLine(
-                pod_claim="(extended resources)", claim=f"{key[0]}/{ext.resource_claim_name}",
-                alternatives=_extended_labels(ext, [r.request for r in results]),
+                pod_claim=EXTENDED_POD_CLAIM, claim=f"{key[0]}/{ext.resource_claim_name}",
+                alternatives=extended_labels(ext, [r.request for r in results]),
                 devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
     return out
 
 
-def _extended_labels(ext: PodExtendedResourceClaimStatus, requests: list[str]) -> list[str]:
+def extended_labels(ext: PodExtendedResourceClaimStatus, requests: list[str]) -> list[str]:
     """`nvidia.com/gpu: 2` per extended resource, from the devices allocated to its requests: the
     request names (`container-0-request-2`, upstream's) mean nothing to whoever wrote the pod."""
     resource_of = {m.request_name: m.resource_name for m in ext.request_mappings}
