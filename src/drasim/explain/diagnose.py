@@ -131,9 +131,9 @@ def _run(ex: Explanation, state: ClusterState, claims: list[ResourceClaim], in_u
          nodes: list[Node], variant: str | None, share: bool) -> Context:
     ctx = Context(state, in_use, claims, variant, share)
     ctx.prepare(nodes)
-    groups = [analyse_node(ctx, node)[0] for node in nodes]
-    ex.groups = _merge(groups)
-    for g in ex.groups:
+    merged = _merge([analyse_node(ctx, node)[0] for node in nodes])
+    ex.groups += merged  # a pod whose nodes need different extended-resource claims runs once per claim
+    for g in merged:
         for c in g.claims:
             for r in c.requests:
                 for a in r.alternatives:
@@ -228,13 +228,28 @@ def _extended_claim(state: ClusterState, pod: Pod) -> tuple[PodClaim, ResourceCl
     if claim is None:
         return None
     allocation = claim.status.allocation if claim.status is not None else None
-    if allocation is not None:
-        names = [res.request for res in allocation.devices.results]
-    else:
-        names = [req.name for req in claim.spec.devices.requests
-                 for _ in range(req.exactly.count if req.exactly is not None and req.exactly.count else 1)]
+    names = [res.request for res in allocation.devices.results] if allocation is not None else _count_names(claim)
     return (PodClaim(EXTENDED_POD_CLAIM, claim_ref(claim), _claim_state(claim), extended_labels(ext, names)),
             claim)
+
+
+def _count_names(claim: ResourceClaim) -> list[str]:
+    """Each request's name once per device it asks for."""
+    return [req.name for req in claim.spec.devices.requests
+            for _ in range(req.exactly.count if req.exactly is not None and req.exactly.count else 1)]
+
+
+def _by_claims(pending: list[ResourceClaim], extended: dict[str, ResourceClaim], nodes: list[Node]
+               ) -> list[tuple[list[ResourceClaim], list[Node]]]:
+    """The claims of each node's Allocate call (the pending ones, plus the node's extended-resource claim)
+    and the nodes sharing them, in node order."""
+    out: dict[int, tuple[list[ResourceClaim], list[Node]]] = {}
+    for node in nodes:
+        extra = extended.get(node.metadata.name)
+        claims = [*pending, extra] if extra is not None else pending
+        if claims:
+            out.setdefault(id(extra), (claims, []))[1].append(node)
+    return list(out.values())
 
 
 def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None = None, *,
@@ -299,8 +314,16 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
             picked.append(node)
         else:
             ex.excluded_nodes.append(ExcludedNode(node.metadata.name, why))
-    if pending:
-        _run(ex, state, pending, in_use, picked, variant, share)
+    per_node = Scheduler().extended_claims(state, pod) if extended is None and not pod.spec.node_name else {}
+    for claims, at in _by_claims(pending, {n: c for n, (c, _) in per_node.items()}, picked):
+        _run(ex, state, claims, in_use, at, variant, share)
+    if per_node and not pending:
+        ex.excluded_nodes += [ExcludedNode(n.metadata.name, "its device plugin serves the pod's extended resources: "
+                                           "no claim is made there") for n in picked if n.metadata.name not in per_node]
+    if per_node:  # what the pod asks for; per node only the resources no device plugin there serves
+        claim, status = next(iter(per_node.values()))
+        ex.claims.append(PodClaim(EXTENDED_POD_CLAIM, None, "made-by-scheduler",
+                                  extended_labels(status, _count_names(claim))))
     ex.hints.extend(replica_hints(state, [*pending, *fixed], pod=pod))
     ex.hints.extend(unbacked_hints(state, pod))
     return ex

@@ -218,7 +218,8 @@ class ClaimExplanation(Explanation):
 @dataclass
 class PodClaim:
     """One `pod.spec.resourceClaims` entry, or the claim the scheduler made for the pod's DRA-backed extended
-    resources: `state` is allocated, pending, from-template or missing."""
+    resources: `state` is allocated, pending, from-template, made-by-scheduler (not created yet: the scheduler
+    makes it per node) or missing."""
 
     name: str
     claim: str | None

@@ -440,7 +440,20 @@ class DraCycle:
                                                         max_steps=self.max_steps)
         return found
 
-    def _variant(self, needs: tuple[str, ...]) -> ResourceClaim:
+    def extended_needs(self, allocatable: Vector) -> tuple[str, ...] | None:
+        """The pod's extended resources a node with `allocatable` gets through DRA: those a DeviceClass serves
+        and the node does not advertise (a device plugin's count wins). None: one nothing serves there."""
+        wanted = []
+        for resource in sorted(self.ext):
+            served = resolve_class(self.state.classes, resource) is not None
+            if served and allocatable.get(resource, 0) == 0:
+                wanted.append(resource)
+            elif resource not in allocatable:
+                return None
+        return tuple(wanted)
+
+    def variant(self, needs: tuple[str, ...]) -> ResourceClaim:
+        """The node-specific special claim for the extended resources in `needs` (built once per `needs`)."""
         found = self.variants.get(needs)
         if found is None:
             assert self.special is not None
@@ -462,7 +475,7 @@ class DraCycle:
             special = self.special
             batch = [self.claims[i] for i in self.to_allocate if self.claims[i] is not special]
             if needs:
-                batch.append(self._variant(needs))
+                batch.append(self.variant(needs))
             found = (batch, self.caches.shape(batch, self.state.classes) if batch else None)
             self.batches[needs] = found
         return found
@@ -476,16 +489,12 @@ class DraCycle:
         if special is not None:
             if special.spec.devices.requests:
                 return Status(UNRESOLVABLE, (REASON_STALE_EXTENDED,), PLUGIN)
-            wanted = []
-            for resource in sorted(self.ext):
-                served = resolve_class(self.state.classes, resource) is not None
-                if served and allocatable.get(resource, 0) == 0:
-                    wanted.append(resource)
-                elif resource not in allocatable:
-                    return Status(UNRESOLVABLE, (REASON_CANNOT_FIT,), PLUGIN)
+            wanted = self.extended_needs(allocatable)
+            if wanted is None:
+                return Status(UNRESOLVABLE, (REASON_CANNOT_FIT,), PLUGIN)
             if not wanted and not self.user:
                 return None
-            needs = tuple(wanted)
+            needs = wanted
         unavailable = [i for i in self.allocated if i in self.binding_unavailable
                        or (i in self.selectors and not selector_matches(self.selectors[i], node))]
         name = node.metadata.name

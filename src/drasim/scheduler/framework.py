@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from drasim.api.core import Node, Pod, PodStatus
+from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference
 from drasim.cluster.podstatus import (
     POD_SCHEDULED,
@@ -219,6 +219,28 @@ class Scheduler:
             return
         if ctx.dra.failure_names_nothing_of_pod(statuses.values()):
             self._failures.remember(ctx.pod, result)
+
+    def extended_claims(self, state: ClusterState, pod: Pod
+                        ) -> dict[str, tuple[ResourceClaim, PodExtendedResourceClaimStatus]]:
+        """Per node, the claim DynamicResources would allocate there for the pod's DRA-backed extended
+        resources, before the scheduler has created it, with the pod status naming it (request mappings; no
+        claim name yet). Nodes that need none, or where nothing serves one, are left out; empty once the
+        claim exists. Changes nothing."""
+        key = key_of(pod)
+        self._cache.sync(state, self._dra.pool_nodes)
+        dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds)
+        if dra.pre_enqueue() is not None:
+            return {}
+        req, _ = self._cache.requests(key, pod)
+        if dra.pre_filter(req).error is not None or dra.special is None or not dra.special_template:
+            return {}
+        out: dict[str, tuple[ResourceClaim, PodExtendedResourceClaimStatus]] = {}
+        for name in self._cache.names:
+            needs = dra.extended_needs(self._cache.alloc[name])
+            if needs:
+                claim = dra.variant(needs)
+                out[name] = claim, PodExtendedResourceClaimStatus(request_mappings=dra.request_mappings(claim))
+        return out
 
     def filters_before_dra(self, state: ClusterState, pod: Pod) -> dict[str, Status | None]:
         """Per node, the first rejection by the filters that run before DynamicResources (NodeUnschedulable,
