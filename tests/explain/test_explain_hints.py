@@ -145,3 +145,29 @@ def test_replicas_of_one_template_got_different_alternatives() -> None:
     assert "replicas-differ" in codes(ex)
     assert ex.allocatable_nodes == []  # every GPU is taken
     assert "no-preemption" in codes(ex)
+
+
+def _two_claims(first: int, second: int, *, selector: bool = False) -> list[dict[str, Any]]:
+    spec: dict[str, Any] = {"selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}
+    return [device_class(), node("n1"), slice_("n1-gpus", "n1", [gpu("g0"), gpu("g1"), gpu("g2", "h100")]),
+            claim("a", [exact("gpu", count=first)]),
+            claim("b", [exact("gpu", count=second, **(spec if selector else {}))])]
+
+
+def test_claims_drawing_on_the_same_devices_name_each_other() -> None:
+    state = state_of(_two_claims(2, 2))
+    ex = explain_claims(state, [("default", "a"), ("default", "b")], ["n1"])
+    assert ex.groups[0].verdict.status == "unsatisfiable"
+    text = hint(ex, "claims-share-devices").message
+    assert "request gpu of claim default/b needs 2 device(s) and request gpu of claim default/a needs 2" in text
+    assert "3 suit both, 3 suit either, fewer than the 4" in text
+
+
+def test_no_shared_devices_hint_when_they_fit_together_or_one_is_short_alone() -> None:
+    fits = state_of(_two_claims(2, 1))
+    assert "claims-share-devices" not in codes(explain_claims(fits, [("default", "a"), ("default", "b")], ["n1"]))
+    # b's selector leaves it one H100; it needs 2 alone: the counts say so, not the sharing.
+    short = state_of(_two_claims(1, 2, selector=True))
+    ex = explain_claims(short, [("default", "a"), ("default", "b")], ["n1"])
+    assert ex.groups[0].verdict.status == "unsatisfiable"
+    assert "claims-share-devices" not in codes(ex)

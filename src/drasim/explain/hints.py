@@ -29,6 +29,7 @@ def node_hints(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
     out += _pools(group)
     out += _taints(group)
     out += _all_mode(ctx, nd, group)
+    out += _shared_devices(ctx, nd, group)
     out += _preemption(ctx, nd, group)
     return out
 
@@ -65,6 +66,38 @@ def _all_mode(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
                 f"{needed}. Each fits alone; together they do not. Narrow the All request's selectors (or use "
                 "ExactCount), or give the other request devices the All request does not match."),
                 [claim_ref(taker.claim)]))
+    return out
+
+
+def _shared_devices(ctx: Context, nd: NodeFacts, group: NodeGroup) -> list[Hint]:
+    """Two ExactCount requests of the pod's claims, each fitting alone, that draw on the same devices: fewer
+    devices suit either than the two counts together (a device goes to one request), so the call fails."""
+    if group.verdict.status != "unsatisfiable":
+        return []
+    # firstAvailable requests could take another alternative, All requests have their own hint, adminAccess
+    # requests take nothing from others: only plain ExactCount requests make this count a proof.
+    plain = [alts[0] for alts_of_claim in ctx.alts for alts in alts_of_claim
+             if len(alts) == 1 and not alts[0].sub and alts[0].problem is None and alts[0].mode != "All"
+             and not alts[0].admin]
+    usable = {(a.ci, a.name): nd.usable_by_alt.get((a.ci, a.name), []) for a in plain}
+    if any(c.device.allow_multiple_allocations for cands in usable.values() for c in cands):
+        return []  # shareable devices (consumable capacity): one device may serve both
+    out: list[Hint] = []
+    for i, a in enumerate(plain):
+        ua = {c.id for c in usable[(a.ci, a.name)]}
+        na = getattr(a.request, "count", None) or 1
+        for b in plain[i + 1:]:
+            ub = {c.id for c in usable[(b.ci, b.name)]}
+            nb = getattr(b.request, "count", None) or 1
+            if len(ua) < na or len(ub) < nb or len(ua | ub) >= na + nb:
+                continue  # short anyway (the counts say so), or enough devices for both
+            whose = "the same claim" if a.ci == b.ci else f"claim {claim_ref(a.claim)}"
+            out.append(Hint("claims-share-devices", (
+                f"request {b.name} of claim {claim_ref(b.claim)} needs {nb} device(s) and request {a.name} of "
+                f"{whose} needs {na}, from the same devices: {len(ua & ub)} suit both, {len(ua | ub)} suit "
+                f"either, fewer than the {na + nb} they need together (a device goes to one request). Each fits "
+                "alone; together they do not. Give one of them devices the other does not match (a selector), "
+                "or lower a count.")))
     return out
 
 
