@@ -56,3 +56,16 @@ def test_sentences_and_uuids_are_styled_as_pyyaml_styles_them(sentence: str, uui
     digits = str(uuid).translate(str.maketrans("abcdef", "123456"))
     for text in (sentence, str(uuid), digits):
         assert dump_all([{"k": text}, {"k": [text]}]) == _pyyaml([{"k": text}, {"k": [text]}])
+
+
+_PLAIN_WORD = st.text(alphabet="aZ9_./-", min_size=1, max_size=3)
+
+
+@_RELAXED
+@given(st.lists(st.tuples(st.sampled_from([" ", ": "]), _PLAIN_WORD), min_size=1, max_size=4),
+       st.sampled_from(["m", "Created pod", "k: x"]))
+def test_words_joined_by_colons_are_styled_as_pyyaml_styles_them(words: list[tuple[str, str]], head: str) -> None:
+    # The writer single-quotes "Created pod: NAME"-like values without asking PyYAML; it must agree, also
+    # where the words look like numbers, booleans or other indicators.
+    text = head + "".join(sep + word for sep, word in words)
+    assert dump_all([{"k": text}, {"k": [text]}]) == _pyyaml([{"k": text}, {"k": [text]}])

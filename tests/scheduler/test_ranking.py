@@ -11,7 +11,7 @@ from hypothesis_budget import examples
 
 @st.composite
 def rankings(draw: st.DrawFn) -> Ranking:
-    n_classes = draw(st.integers(1, 5))
+    n_classes = draw(st.integers(1, 8))
     totals = {c: draw(st.integers(0, 3)) for c in range(n_classes)}  # few totals: ties across classes
     classes = draw(st.lists(st.integers(0, n_classes - 1), min_size=1, max_size=30))
     present = set(classes)
@@ -30,3 +30,18 @@ def test_shortcuts_agree_with_the_full_ranking(ranking: Ranking, k: int) -> None
     assert ranking.top(k) == full[:k]
     small = ranking.truncated(k)
     assert small.nodes() == full[:k] and small.top(k) == full[:k]
+
+
+@given(rankings(), st.integers(0, 1000))
+@settings(max_examples=examples(300))
+def test_pick_best_is_the_chosen_one_of_the_best_ties(ranking: Ranking, seed: int) -> None:
+    # The scheduler's tie break: the same node as best()[choice], with choose asked the same count.
+    ties = ranking.best()
+    asked: list[int] = []
+
+    def choose(n: int) -> int:
+        asked.append(n)
+        return seed % n
+
+    assert ranking.pick_best(choose) == ties[seed % len(ties)]
+    assert asked == [len(ties)]

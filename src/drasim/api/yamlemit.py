@@ -29,6 +29,12 @@ _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*").fullmatch
 # even an all-digit one from reading as a number or a date). tests/api/test_yamlemit.py checks both rules
 # against PyYAML on generated strings.
 _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*(?: [A-Za-z0-9_./-]+)+").fullmatch
+# Such words where some are joined by ": " instead (an event's "Created pod: NAME"): the ": " rules out plain,
+# and printable ASCII on one line always allows single quotes, which is PyYAML's next choice (emitter.py
+# analyze_scalar/choose_scalar_style); no apostrophe in the alphabet, so nothing to double. Short enough that
+# PyYAML never splits the line at its width.
+_COLON_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*(?::? [A-Za-z0-9_./-]+)+").fullmatch
+_COLON_WORDS_MAX = 4096
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").fullmatch
 _RESERVED = frozenset(
     w for word in ("yes", "no", "true", "false", "on", "off", "null") for w in (word, word.title(), word.upper()))
@@ -61,6 +67,9 @@ class _Writer:
         self.keys: dict[str, str] = {}
         self.values: dict[str, str] = {}
         self.out: list[str] = []
+        # Per indent, key -> "<indent><styled key>:". Objects of one kind repeat the same keys at the same
+        # depths, so each mapping line costs one lookup instead of styling and formatting its key again.
+        self.prefixes: dict[str, dict[Any, str]] = {}
 
     def key(self, text: Any) -> str:
         styled = self.keys.get(text)
@@ -78,7 +87,12 @@ class _Writer:
             styled = self.values.get(value)
             if styled is None:
                 plain = (_PLAIN(value) and value not in _RESERVED) or _WORDS(value) or _UUID(value)
-                styled = value if plain else _styled(value, key=False)
+                if plain:
+                    styled = value
+                elif ": " in value and len(value) < _COLON_WORDS_MAX and _COLON_WORDS(value):
+                    styled = f"'{value}'"
+                else:
+                    styled = _styled(value, key=False)
                 self.values[value] = styled
             return styled
         if t is dict:
@@ -95,19 +109,31 @@ class _Writer:
 
     def mapping(self, data: dict[Any, Any], indent: str, first: str | None) -> None:
         """A block mapping at `indent`; `first` is the prefix of its first line ("- " inside a sequence)."""
-        out, key, scalar = self.out, self.key, self.scalar
+        out, values = self.out, self.values
+        prefixes = self.prefixes.get(indent)
+        if prefixes is None:
+            prefixes = self.prefixes[indent] = {}
         for k, v in data.items():
-            head = first if first is not None else indent
-            first = None
-            s = scalar(v)
-            if s is not None:
-                out.append(f"{head}{key(k)}: {s}\n")
-            elif type(v) is dict:
-                out.append(f"{head}{key(k)}:\n")
+            pre: str | None
+            if first is not None:  # the line after "- " of a sequence item: not the indent's prefix
+                pre = f"{first}{self.key(k)}:"
+                first = None
+            else:
+                pre = prefixes.get(k)
+                if pre is None:
+                    pre = prefixes[k] = f"{indent}{self.key(k)}:"
+            # Strings and non-empty collections, most values, are handled here rather than through `scalar`
+            # (same cache, same result; only the call is saved).
+            t = type(v)
+            if t is dict and v:
+                out.append(f"{pre}\n")
                 self.mapping(v, indent + "  ", None)
-            else:  # sequences in a mapping are not indented
-                out.append(f"{head}{key(k)}:\n")
+            elif t is list and v:  # sequences in a mapping are not indented
+                out.append(f"{pre}\n")
                 self.sequence(v, indent, None)
+            else:
+                s = values.get(v) if t is str else None
+                out.append(f"{pre} {s or self.scalar(v)}\n")  # a styled string is never empty
 
     def sequence(self, data: list[Any], indent: str, first: str | None) -> None:
         out, scalar = self.out, self.scalar

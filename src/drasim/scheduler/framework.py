@@ -203,8 +203,7 @@ class Scheduler:
             if len(feasible) == 1:
                 return self._bind(result, ctx, feasible[0])
             ranking = result.ranking = self._score(ctx, plan, feasible, classes)
-            ties = ranking.best()  # in scan order
-            chosen = feasible[ties[self._rng.randrange(len(ties))]]
+            chosen = feasible[ranking.pick_best(self._rng.randrange)]  # a random one of the top ties, in scan order
             return self._bind(result, ctx, chosen)
         except CycleError as err:
             result.status, result.message = ERROR, str(err)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import compress, islice
 
 import msgspec
+
+# Above this many tied classes, one list.count pass each would cost more than listing the ties once.
+_PICK_COUNT_MAX = 4
 
 
 class NodeScore(msgspec.Struct, gc=False):
@@ -48,6 +52,23 @@ class Ranking:
     def best(self) -> list[int]:
         """Indices of the nodes tied at the highest total, in scan order."""
         return self._level(max(self.totals.values()))
+
+    def pick_best(self, choose: Callable[[int], int]) -> int:
+        """`best()[choose(len(best()))]` without listing the ties: the tie count comes from one C-speed
+        `list.count` per tied class, and the scan for the chosen one stops there (per pod, the ties can be
+        hundreds of nodes of which one is wanted). `choose` is called once, with the same count, so a
+        random choice draws the same number as through `best()`."""
+        top = max(self.totals.values())
+        cids = [c for c, t in self.totals.items() if t == top]
+        classes = self.classes
+        if len(cids) == len(self.totals):  # every node is tied
+            return choose(len(classes))
+        if len(cids) > _PICK_COUNT_MAX:
+            ties = self._level(top)
+            return ties[choose(len(ties))]
+        r = choose(sum(map(classes.count, cids)))
+        wanted = set(cids)
+        return next(islice(compress(range(len(classes)), map(wanted.__contains__, classes)), r, None))
 
     def top(self, k: int) -> list[NodeScore]:
         """The first `k` of `nodes()`, without ranking the rest."""
