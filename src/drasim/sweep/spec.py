@@ -12,7 +12,7 @@ from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api.core import Deployment, ReplicaSet, StatefulSet
 from drasim.api.profile import SIMULATED
 from drasim.errors import InputError
-from drasim.fleet.generate import parse_node_spec
+from drasim.fleet.generate import MAX_FLEET_NODES, fleet_too_big, parse_node_spec
 from drasim.sim.workloads import MAX_WORKLOAD_PODS
 from drasim.sources.files import decode_text, load_bytes, parse_yaml, read_input
 
@@ -109,6 +109,13 @@ def load_sweep(path: str) -> Sweep:
             raise InputError(str(err), source=path, path=f"{where}.nodes") from None
         counts = _ints(item.get("counts", 1), f"{where}.counts", path)
         fleet.append(FleetAxis(nodes=nodes, counts=counts, axis=str(item.get("axis") or nodes)))
+    for i, f in enumerate(fleet):  # every point builds its fleet: the largest is refused up front
+        if max(f.counts) > MAX_FLEET_NODES:
+            raise InputError(fleet_too_big(f"Invalid value: {max(f.counts)}"), source=path,
+                             path=f"spec.fleet[{i}].counts")
+    if sum(max(f.counts) for f in fleet) > MAX_FLEET_NODES:
+        raise InputError(fleet_too_big(f"Invalid value: {sum(max(f.counts) for f in fleet)} (the largest counts "
+                                       "summed)"), source=path, path="spec.fleet")
     if len({f.axis for f in fleet}) != len(fleet):
         raise InputError("two fleet groups have the same axis name; set `axis` on one", source=path,
                          path="spec.fleet")
