@@ -164,6 +164,23 @@ def test_items_that_are_not_objects_are_one_message(apiserver: Start, write_kube
         read_cluster(write_kubeconfig(server.url))
 
 
+@pytest.mark.parametrize("path", ["/api/v1/nodes", "/version"])
+def test_deeply_nested_json_from_the_server_is_refused_before_decoding(apiserver: Start, write_kubeconfig: Write,
+                                                                       path: str) -> None:
+    # msgspec would overflow the stack near 1,000 levels (a traceback); the file guard's limit applies.
+    body = b'{"items": ' + b"[" * 5_000 + b"]" * 5_000 + b"}"
+    server = apiserver("k136", routes={path: Route(200, body)})
+    with pytest.raises(ClusterAccessError, match=rf"GET {path}: invalid JSON \(line 1, column 210\): nested more "
+                                                 r"than 200 levels deep"):
+        read_cluster(write_kubeconfig(server.url))
+
+
+def test_a_deeply_nested_error_status_is_shown_as_text(apiserver: Start, write_kubeconfig: Write) -> None:
+    server = apiserver("k136", routes={"/api/v1/nodes": Route(500, b"[" * 5_000)})
+    with pytest.raises(ClusterAccessError, match=r"HTTP 500: \[\[\["):
+        read_cluster(write_kubeconfig(server.url))
+
+
 # --- token and certificate files -------------------------------------------------------------------
 
 def token_file_config(tmp_path: Path, server: str, token_file: str) -> str:

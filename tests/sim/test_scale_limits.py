@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from drasim.api.decode import decode_object
 from drasim.cli.main import cli, main
 from drasim.errors import InputError
+from drasim.fleet.generate import MAX_FLEET_NODES
 from drasim.sim.capacity import capacity
 from drasim.sim.engine import Simulation
 from drasim.sim.timeline import parse_timeline
@@ -61,6 +62,28 @@ def test_the_limit_counts_every_workload_once() -> None:
         {"apiVersion": "apps/v1", "kind": "Deployment", "name": "a", "uid": "u", "controller": True}]})
     assert check_workloads(_objects(_workload("Deployment", "a", half), owned,
                                     _workload("Job", "c", 10**9, completions=half))) == []
+
+
+def test_a_job_counts_its_completions_not_only_the_pods_at_once(tmp_path: Path) -> None:
+    # One pod at a time, each done after a second: a billion completions would create pods to the horizon.
+    job = _workload("Job", "batch", 1, completions=10**9)
+    job["spec"]["template"]["metadata"]["annotations"] = {"drasim.dev/run-for": "1s"}
+    with pytest.raises(WorkloadError) as info:
+        Simulation(_objects(job))
+    err = info.value
+    assert (err.obj, err.path, err.exit_code) == ("Job/ml/batch", "spec.completions", 2)
+    assert err.message == f"Invalid value: 1000000000: drasim creates and simulates every pod and takes at most " \
+                          f"{LIMIT:,} pods from workloads (a Job creates a pod for each completion)"
+    # The completions are the Job's share of the limit, whatever its parallelism.
+    assert check_workloads(_objects(_workload("Job", "a", 1, completions=LIMIT))) == []
+    errors = check_workloads(_objects(_workload("Job", "a", 1, completions=LIMIT - 1), _workload("Job", "b", 1,
+                                                                                                 completions=2)))
+    assert [(e.obj, e.path) for e in errors] == [("Job/ml/b", "spec.completions")]
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(job))
+    exc = CliRunner().invoke(cli, ["simulate", "-f", str(path)]).exception
+    assert isinstance(exc, InputError) and exc.exit_code == 2
+    assert "Job/ml/batch: spec.completions: Invalid value: 1000000000" in str(exc)
 
 
 def test_a_timeline_applying_too_many_replicas_is_refused_with_its_file() -> None:
@@ -113,3 +136,22 @@ def test_sweep_grids_and_replica_counts_beyond_the_limits(tmp_path: Path) -> Non
         load_sweep(_sweep(tmp_path, {"replicas": {"web": [1, 10**9]}}))
     assert info.value.path == "spec.replicas.web" and "Invalid value: 1000000000" in info.value.message
     assert len(load_sweep(_sweep(tmp_path, {"replicas": {"web": [1, LIMIT]}})).points()) == 2
+
+
+def test_sweep_node_counts_beyond_the_fleet_limit(tmp_path: Path) -> None:
+    # Every point builds its fleet: a billion nodes would be built until memory runs out, as with `fleet`.
+    with pytest.raises(InputError) as info:
+        load_sweep(_sweep(tmp_path, {"fleet": [{"nodes": "h100", "counts": [1, 10**9]}]}))
+    assert (info.value.path, info.value.message) == (
+        "spec.fleet[0].counts", f"Invalid value: 1000000000: a fleet has at most {MAX_FLEET_NODES:,} nodes in all")
+    with pytest.raises(InputError) as info:  # groups of one point add up
+        load_sweep(_sweep(tmp_path, {"fleet": [{"nodes": "h100", "counts": [1, MAX_FLEET_NODES]},
+                                               {"nodes": "a100-40gb", "counts": [2]}]}))
+    assert info.value.path == "spec.fleet" and f"Invalid value: {MAX_FLEET_NODES + 2} (the largest counts summed)" \
+        in info.value.message
+    assert len(load_sweep(_sweep(tmp_path, {"fleet": [{"nodes": "h100", "counts": [1, MAX_FLEET_NODES]}]})
+               ).points()) == 2
+    exc = CliRunner().invoke(cli, ["sweep", _sweep(tmp_path, {"fleet": [{"nodes": "h100", "counts": [10**9]}]})]
+                             ).exception
+    assert isinstance(exc, InputError) and exc.exit_code == 2
+    assert "spec.fleet[0].counts: Invalid value: 1000000000" in str(exc)

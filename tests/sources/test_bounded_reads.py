@@ -179,6 +179,15 @@ def test_a_marker_that_is_a_fifo_or_a_device_is_refused_without_blocking(tmp_pat
     assert sorted(os.listdir(out)) == [MARKER]
 
 
+def test_a_deeply_nested_marker_is_refused_not_a_crash(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MARKER).write_bytes(b'{"files": ' + b"[" * 100_000)  # json.loads would overflow the stack
+    with pytest.raises(InputError, match=r"is not drasim's marker: refusing to write here"):
+        write_files(str(out), {"a.yaml": b"x"}, overwrite=True, command="test")
+    assert sorted(os.listdir(out)) == [MARKER]
+
+
 def test_a_sweep_workload_that_is_a_fifo_is_refused(tmp_path: Path, fifo: Path) -> None:
     from drasim.sweep import load_sweep
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -137,8 +138,59 @@ def test_block_and_compact_nesting_is_refused() -> None:
     assert parse_yaml("a:\n" + "- " * 50 + "x\n", source="x")  # ordinary nesting is fine
 
 
-def test_deep_json_is_refused() -> None:
-    assert "nested too deeply" in error_of(b"[" * 100_000 + b"]" * 100_000, "deep.json").message
+@pytest.mark.parametrize("depth", [files.MAX_DEPTH + 1, 300, 1_000, 100_000])
+def test_deep_json_is_refused_with_its_line(depth: int) -> None:
+    # msgspec accepted 300 levels and overflowed the stack near 1,000: the limit is drasim's, as for YAML.
+    data = b'{"a":\n  ' + b"[" * depth + b"]" * depth + b"}"
+    expected = f"invalid JSON (line 2, column {2 + files.MAX_DEPTH}): nested more than {files.MAX_DEPTH} levels deep"
+    assert error_of(data, "deep.json").message == expected
+    assert error_of(data, "stdin").message == expected  # sniffed as JSON
+
+
+def _nested_json(depth: int, strings: list[str], kinds: list[bool], gap: str) -> tuple[str, int]:
+    """Arrays and objects `depth` levels deep, each with a string beside its child; and the offset of the
+    opener `MAX_DEPTH + 1` levels down (-1 when there is none)."""
+    text, closers, where = "", [], -1
+    for i in range(depth):
+        if i == files.MAX_DEPTH:
+            where = len(text)
+        quoted = json.dumps(strings[i % len(strings)])
+        text += ("[" + quoted + "," if kinds[i % len(kinds)] else "{" + quoted + ":") + gap
+        closers.append("]" if kinds[i % len(kinds)] else "}")
+    return text + "0" + "".join(reversed(closers)), where
+
+
+@given(depth=st.integers(files.MAX_DEPTH - 20, files.MAX_DEPTH + 40),
+       strings=st.lists(st.text(alphabet='[]{}"\\ a', max_size=6), min_size=1, max_size=5),
+       kinds=st.lists(st.booleans(), min_size=1, max_size=4), gap=st.sampled_from(["", " ", "\n "]))
+@settings(max_examples=examples(40), deadline=None)
+def test_json_depth_ignores_brackets_in_strings(depth: int, strings: list[str], kinds: list[bool], gap: str) -> None:
+    text, where = _nested_json(depth, strings, kinds, gap)
+    if where < 0:
+        files.check_json_depth(text.encode(), source="x.json")  # brackets and escaped quotes in strings: no depth
+        return
+    line = text.count("\n", 0, where) + 1
+    column = where - (text.rfind("\n", 0, where) + 1) + 1
+    with pytest.raises(InputError) as info:
+        files.check_json_depth(text.encode(), source="x.json")
+    assert info.value.message == f"invalid JSON (line {line}, column {column}): nested more than " \
+                                 f"{files.MAX_DEPTH} levels deep"
+
+
+def test_brackets_in_yaml_quotes_are_no_json_nesting() -> None:
+    # Starts like JSON, but it is YAML flow style: single-quoted brackets and comments nest nothing.
+    text = "{apiVersion: v1, kind: Node, # " + "[" * 300 + "\n metadata: {name: n1, annotations: {a: '" + \
+        "{" * 300 + "'}}}\n"
+    [node] = load_bytes(text.encode(), source="-").objects
+    assert node.metadata.annotations["a"] == "{" * 300
+
+
+def test_deep_json_through_the_cli(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_bytes(b"[" * 300 + b"]" * 300)
+    code, output = drasim("validate", "-f", str(path))
+    assert code == 2 and output.endswith(f"deep.json: invalid JSON (line 1, column {files.MAX_DEPTH + 1}): "
+                                         f"nested more than {files.MAX_DEPTH} levels deep\n")
 
 
 def test_deep_cluster_info_in_a_dump(tmp_path: Path) -> None:

@@ -75,3 +75,20 @@ def test_workloads_go_through_admission(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="would reject it") as err:
         run_point(data)
     assert err.value.source == name and "Inference_Bad" in (err.value.obj or "")
+
+
+def test_a_timeline_naming_a_file_is_refused_before_any_point(tmp_path: Path) -> None:
+    # Points run from the workload files' text (on dask workers too): no other file is read, so a sweep has
+    # no --load-restrictor; the refusal names the workload file, the Timeline and the field, up front.
+    (tmp_path / "t.yaml").write_text("apiVersion: drasim.dev/v1alpha1\nkind: Timeline\nmetadata: {name: t}\n"
+                                     "spec:\n  events:\n  - {at: 1m, action: apply, file: ../other.yaml}\n")
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text("apiVersion: drasim.dev/v1alpha1\nkind: Sweep\nspec:\n  fleet: [{nodes: h100, counts: [1]}]\n"
+                    "  workloads: [t.yaml]\n")
+    with pytest.raises(InputError) as info:
+        load_sweep(str(spec))
+    err = info.value
+    assert (err.source, err.obj, err.path) == (str(tmp_path / "t.yaml"), "Timeline/t", "spec.events[0].file")
+    assert err.message == "a sweep's timelines cannot read other files (../other.yaml); put the objects inline"
+    res = CliRunner().invoke(sweep_cmd, ["--load-restrictor", "LoadRestrictionsNone", str(spec)])
+    assert res.exit_code == 2 and "No such option" in res.output

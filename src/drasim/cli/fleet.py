@@ -21,10 +21,12 @@ from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.errors import InputError
 from drasim.fleet.generate import (
     DEFAULT_DRIVER_VERSION,
+    MAX_FLEET_NODES,
     MAX_GPUS_PER_NODE,
     MODE_CHOICES,
     FleetResult,
     NodeSpec,
+    fleet_too_big,
     generate_fleet,
     kind_counts,
     parse_node_spec,
@@ -37,8 +39,6 @@ from drasim.validation.admission import Submitted, admit
 __all__ = ["fleet", "header_lines", "list_models_text"]
 
 _FILES = (("deviceclasses", r.DeviceClass), ("nodes", core.Node), ("resourceslices", r.ResourceSlice))
-# Nodes one `fleet` call generates: 100,000 H100 nodes are ~1.1 GB of YAML; beyond, the output is unusable.
-MAX_FLEET_NODES = 100_000
 _MODEL_FIELDS = ("product_name", "architecture", "brand", "cuda_compute_capability", "memory_total_mib",
                  "multiprocessors")
 
@@ -176,8 +176,7 @@ _INDEX = re.compile(r"\[\d+\]")
 
 def _too_many(text: str) -> None:
     shown = text if len(text) <= 60 else text[:57] + "..."
-    raise click.BadParameter(f"{shown!r}: a fleet has at most {MAX_FLEET_NODES:,} nodes in all",
-                             param_hint="'--nodes'")
+    raise click.BadParameter(fleet_too_big(repr(shown)), param_hint="'--nodes'")
 
 
 def header_lines(result: FleetResult, specs: Sequence[NodeSpec], *, driver_version: str, seed: int,

@@ -37,12 +37,14 @@ __all__ = [
     "CUDA_BY_DRIVER_BRANCH",
     "DEFAULT_DRIVER_VERSION",
     "DEFAULT_GPUS_PER_NODE",
+    "MAX_FLEET_NODES",
     "MAX_GPUS_PER_NODE",
     "MODES",
     "MODE_CHOICES",
     "FleetResult",
     "NodeSpec",
     "device_name",
+    "fleet_too_big",
     "generate_fleet",
     "kind_counts",
     "parse_node_spec",
@@ -55,6 +57,9 @@ DEFAULT_DRIVER_VERSION = "580.95.05"
 DEFAULT_GPUS_PER_NODE = 8
 # PCI bus numbers are drawn from 28 slots below; real servers carry at most 16 GPUs.
 MAX_GPUS_PER_NODE = 16
+# Nodes in one fleet (`drasim fleet`, a sweep point): 100,000 H100 nodes are ~1.1 GB of YAML; beyond, the
+# output is unusable and a sweep point would build objects until memory runs out.
+MAX_FLEET_NODES = 100_000
 # NVIDIA driver branch -> the CUDA version its NVML reports (nvmlSystemGetCudaDriverVersion).
 CUDA_BY_DRIVER_BRANCH: dict[int, str] = {
     525: "12.0", 530: "12.1", 535: "12.2", 545: "12.3", 550: "12.4", 555: "12.5",
@@ -211,6 +216,11 @@ def _parse_driver(version: str, cuda: str | None) -> _Driver:
 
 
 # --- NodeSpec parsing ---------------------------------------------------------------------------------
+
+def fleet_too_big(what: str) -> str:
+    """The refusal of a fleet over `MAX_FLEET_NODES`, after `what` (the request as written)."""
+    return f"{what}: a fleet has at most {MAX_FLEET_NODES:,} nodes in all"
+
 
 def parse_node_spec(text: str, *, gpus_per_node: int | None = None, device_plugin: bool = False) -> NodeSpec:
     """`[PREFIX=]MODEL[:MODE[:LAYOUT]][:COUNT]` -> NodeSpec, e.g. `h100:4`, `a100-40gb:mig-dynamic:2`,

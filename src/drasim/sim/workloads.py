@@ -351,14 +351,24 @@ def desired_pods(workload: Workload) -> tuple[str, int]:
     return "replicas", 1 if spec.replicas is None else spec.replicas
 
 
+def _pods_created(workload: Workload) -> tuple[str, int]:
+    """The field that bounds the pods the workload creates over a run, and that bound: a Job with
+    `completions` creates one pod per completion (its pods finish, `drasim.dev/run-for`, and are replaced
+    until the count is reached: a billion completions would run to the horizon), others `desired_pods`."""
+    if isinstance(workload, Job) and workload.spec.completions is not None:
+        return "completions", workload.spec.completions
+    return desired_pods(workload)
+
+
 def _too_many(workload: Workload, before: int = 0) -> WorkloadError | None:
     """A refusal when the workload's pods (after `before` asked for by other workloads) pass the limit."""
-    field_name, n = desired_pods(workload)
+    field_name, n = _pods_created(workload)
     if n < 0 or before + n <= MAX_WORKLOAD_PODS:
         return None
     others = f", with {before:,} asked for by the workloads before it" if before else ""
+    per = " (a Job creates a pod for each completion)" if field_name == "completions" else ""
     return WorkloadError(f"Invalid value: {n}: drasim creates and simulates every pod and takes at most "
-                         f"{MAX_WORKLOAD_PODS:,} pods from workloads{others}",
+                         f"{MAX_WORKLOAD_PODS:,} pods from workloads{others}{per}",
                          obj="/".join(_wkey(workload)), path=f"spec.{field_name}")
 
 
@@ -396,7 +406,7 @@ def check_workloads(objects: Iterable[Any]) -> list[WorkloadError]:
             # A ReplicaSet of a Deployment among the objects runs that Deployment's pods: counted once.
             if (err := _too_many(w, total)) is not None and total <= MAX_WORKLOAD_PODS:
                 errors.append(err)
-            total += max(0, desired_pods(w)[1])
+            total += max(0, _pods_created(w)[1])
         for field_name in ("replicas", "parallelism", "completions"):
             value = getattr(w.spec, field_name)
             if value is not None and value < 0:

@@ -20,6 +20,8 @@ import httpx2 as httpx
 import msgspec
 
 from drasim import __version__
+from drasim.errors import InputError
+from drasim.sources.files import check_json_depth
 from drasim.sources.kubeauth import Credentials, read_credential_file, user_credentials
 from drasim.sources.kubeconfig import ClusterAccessError, KubeConfig, KubeTarget
 from drasim.sources.secrets import Secrets
@@ -64,8 +66,9 @@ _MESSAGE = re.compile(rb'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
 def _status_message(body: bytes, reason: str, limit: int) -> str:
     """The `message` of a Kubernetes Status body, or the start of whatever the server said."""
     try:
+        check_json_depth(body, source="")
         doc = msgspec.json.decode(body)
-    except msgspec.DecodeError:
+    except (InputError, msgspec.DecodeError):
         doc = None
     if isinstance(doc, dict) and isinstance(doc.get("message"), str):
         return server_text(str(doc["message"]), limit)
@@ -254,6 +257,10 @@ class LiveClient:
         data = self.get_bytes(path, what=what, missing_ok=missing_ok)
         if data is None:
             return None
+        try:
+            check_json_depth(data, source=path)  # msgspec recurses: a hostile server's nesting would overflow it
+        except InputError as err:
+            raise ClusterAccessError(f"{self.target}: GET {path}: {err.message}") from None
         try:
             return msgspec.json.decode(data)
         except msgspec.DecodeError:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from drasim.errors import InputError
 from drasim.sources.atomic import discard, file_mode, new_temp, temp_of
+from drasim.sources.files import check_json_depth
 from drasim.sources.reading import read_bounded
 
 __all__ = ["MARKER", "write_files"]
@@ -38,8 +39,9 @@ def _read_marker(directory: str) -> set[str] | None:
         raise InputError(f"{MARKER}: {err.message}: not drasim's marker, refusing to write here",
                          source=directory) from None
     try:
+        check_json_depth(data, source=directory)  # json.loads recurses: a deep planted file would overflow it
         doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (InputError, ValueError, UnicodeDecodeError):
         doc = None
     files = doc.get("files") if isinstance(doc, dict) and doc.get("kind") == _MARKER_KIND else None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):

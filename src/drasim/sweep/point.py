@@ -16,7 +16,7 @@ from drasim.sim.report import pod_lines
 from drasim.sim.timeline import is_timeline, parse_duration, parse_timeline, resolve_files
 from drasim.sim.usage import idle_units
 from drasim.sources.files import load_bytes
-from drasim.sweep.spec import Sweep
+from drasim.sweep.spec import Sweep, no_timeline_files
 from drasim.validation.admission import Submitted, admit
 
 # Figures every point has; per workload `placed:NAME` and `first_choice:NAME` follow.
@@ -109,4 +109,4 @@ def run_point(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _no_files(path: str) -> list[Any]:
-    raise InputError(f"a sweep's timelines cannot read other files ({path}); put the objects inline")
+    raise InputError(no_timeline_files(path))

@@ -12,7 +12,8 @@ from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api.core import Deployment, ReplicaSet, StatefulSet
 from drasim.api.profile import SIMULATED
 from drasim.errors import InputError
-from drasim.fleet.generate import parse_node_spec
+from drasim.fleet.generate import MAX_FLEET_NODES, fleet_too_big, parse_node_spec
+from drasim.sim.timeline import Apply, is_timeline, parse_timeline
 from drasim.sim.workloads import MAX_WORKLOAD_PODS
 from drasim.sources.files import decode_text, load_bytes, parse_yaml, read_input
 
@@ -70,6 +71,24 @@ def _ints(value: Any, where: str, source: str, *, minimum: int = 0) -> tuple[int
     return tuple(items)
 
 
+def no_timeline_files(file: str) -> str:
+    """Why a sweep's Timeline may not name another file: points run from the workload files' text (on other
+    machines too), so nothing else is read; hence no `--load-restrictor` either."""
+    return f"a sweep's timelines cannot read other files ({file}); put the objects inline"
+
+
+def _check_timelines(own: list[tuple[str | None, dict[str, Any]]], source: str) -> None:
+    """Refuse, before any point runs, a Timeline among the workloads that applies a `file:`."""
+    for where, doc in own:
+        if not is_timeline(doc):
+            continue
+        timeline = parse_timeline(doc, source=source, where=where)
+        for event in timeline.events:
+            if isinstance(event.action, Apply) and event.action.file is not None:
+                raise InputError(no_timeline_files(event.action.file), source=source, obj=timeline.ref,
+                                 path=f"{event.path}.file")
+
+
 def load_sweep(path: str) -> Sweep:
     """Read and check a sweep file; workload paths are relative to the file."""
     try:
@@ -109,6 +128,13 @@ def load_sweep(path: str) -> Sweep:
             raise InputError(str(err), source=path, path=f"{where}.nodes") from None
         counts = _ints(item.get("counts", 1), f"{where}.counts", path)
         fleet.append(FleetAxis(nodes=nodes, counts=counts, axis=str(item.get("axis") or nodes)))
+    for i, f in enumerate(fleet):  # every point builds its fleet: the largest is refused up front
+        if max(f.counts) > MAX_FLEET_NODES:
+            raise InputError(fleet_too_big(f"Invalid value: {max(f.counts)}"), source=path,
+                             path=f"spec.fleet[{i}].counts")
+    if sum(max(f.counts) for f in fleet) > MAX_FLEET_NODES:
+        raise InputError(fleet_too_big(f"Invalid value: {sum(max(f.counts) for f in fleet)} (the largest counts "
+                                       "summed)"), source=path, path="spec.fleet")
     if len({f.axis for f in fleet}) != len(fleet):
         raise InputError("two fleet groups have the same axis name; set `axis` on one", source=path,
                          path="spec.fleet")
@@ -131,8 +157,11 @@ def load_sweep(path: str) -> Sweep:
         if max(counts) > MAX_WORKLOAD_PODS:
             raise InputError(f"Invalid value: {max(counts)}: drasim creates and simulates every pod and takes at "
                              f"most {MAX_WORKLOAD_PODS:,} pods from workloads", source=path, path=f"spec.replicas.{k}")
-    names = {o.metadata.name for _, text in workloads for o in load_bytes(text.encode(), source=path).objects
-             if isinstance(o, Deployment | ReplicaSet | StatefulSet)}
+    names: set[str] = set()
+    for name, text in workloads:
+        decoded = load_bytes(text.encode(), source=path)
+        names |= {o.metadata.name for o in decoded.objects if isinstance(o, Deployment | ReplicaSet | StatefulSet)}
+        _check_timelines(decoded.own, os.path.join(base, name))
     missing = sorted(set(replicas) - names)
     if missing:
         raise InputError(f"no Deployment, ReplicaSet or StatefulSet named {', '.join(missing)} in the workload "
