@@ -301,3 +301,16 @@ def test_size_read_from_one_file_is_bounded(tmp_path: Path, monkeypatch: pytest.
 def test_a_directory_named_as_a_scenario_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="is a directory"):
         load_scenario(str(tmp_path))
+
+
+@pytest.mark.parametrize("data", [b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a\xff"}}',
+                                  b'[{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "\xfe"}}]'])
+def test_json_with_invalid_utf8_is_one_message_under_every_msgspec(data: bytes) -> None:
+    # msgspec 0.19 (the lower bound) raised UnicodeDecodeError here, newer releases a DecodeError: one answer.
+    with pytest.raises(InputError) as info:
+        load_bytes(data, source="in.json", json=True)
+    assert info.value.message == "invalid JSON: Invalid UTF-8 encoded string"
+    # Sniffed, it is then read as YAML, which names the byte (the one byte above ASCII here).
+    with pytest.raises(InputError) as info:
+        load_bytes(data, source="in.json")
+    assert info.value.message == f"not UTF-8 text (invalid byte at offset {data.index(bytes([max(data)]))})"

@@ -239,6 +239,10 @@ def decode_json_bytes(data: bytes, *, source: str, keep_going: bool = False) -> 
                 _json_item(result, msgspec.Raw(data), source=source, where=None, inherit=None)
     except msgspec.DecodeError as exc:
         raise json_syntax_error(exc, data, source=source) from None
+    except UnicodeDecodeError:
+        # msgspec < 0.20 lets invalid UTF-8 in a string escape as Python's error; newer releases raise this
+        # DecodeError text, so the answer is the same under every msgspec the bounds allow.
+        raise InputError("invalid JSON: Invalid UTF-8 encoded string", source=source) from None
     return result
 
 
