@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from drasim.errors import DrasimError, InputError
 from drasim.sources.files import decode_text, parse_yaml, read_input
+from drasim.sources.reading import NONBLOCK_READ, describe
 from drasim.sources.secrets import strip_userinfo
 
 __all__ = ["ClusterAccessError", "ClusterEntry", "ExecEntry", "KubeConfig", "KubeTarget", "UnreadableFile",
@@ -116,17 +117,13 @@ class UnreadableFile(Exception):
         self.reason = reason
 
 
-def _kind_of(mode: int) -> str:
-    return ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a directory" if stat.S_ISDIR(mode) else "not a regular file")
-
-
 def read_regular(path: str, limit: int) -> bytes:
     """The bytes of a regular file (symbolic links followed, as secret mounts use them) of at most `limit` bytes.
-    Opened non-blocking, so a FIFO cannot hang the open; FIFOs and devices are refused before any read."""
+    Opened non-blocking, so a FIFO cannot hang the open; FIFOs and devices are refused before any read. The
+    same checks as `reading.read_bounded`, with errors in client-go's words (`open PATH: ...`) for kubeconfig
+    fields."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, NONBLOCK_READ)
     except OSError as exc:
         raise UnreadableFile(f"open {path}: {(exc.strerror or str(exc)).lower()}") from None
     except ValueError:  # a NUL in the name
@@ -134,7 +131,7 @@ def read_regular(path: str, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFile(f"{path} being {_kind_of(info.st_mode)}, not a regular file")
+            raise UnreadableFile(f"{path} being {describe(info.st_mode)}, not a regular file")
         if info.st_size > limit:
             raise UnreadableFile(f"its size ({info.st_size:,} bytes; at most {limit:,} are read)")
         with os.fdopen(fd, "rb", closefd=False) as f:

@@ -9,9 +9,10 @@ import stat
 
 from drasim.errors import InputError
 
-__all__ = ["describe", "read_bounded", "too_big", "walk"]
+__all__ = ["NONBLOCK_READ", "describe", "read_bounded", "too_big", "walk"]
 
-_NONBLOCK_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+# Open flags for a read that cannot hang on a FIFO without a writer (the type is checked on the descriptor).
+NONBLOCK_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def describe(mode: int) -> str:
@@ -29,7 +30,7 @@ def read_bounded(path: str, limit: int, *, named: bool = False, follow: bool = T
     `limit` before anything is read. Anything else (FIFO, device, socket) is refused, unless the user `named`
     it on the command line, as `-f <(cmd)` names a pipe: that is read, never beyond `limit`. `follow=False`
     refuses a symbolic link (drasim's own files: cache entries, markers)."""
-    flags = _NONBLOCK_READ | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    flags = NONBLOCK_READ | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
