@@ -247,6 +247,7 @@ class DraCycle:
     batches: dict[tuple[str, ...], tuple[list[ResourceClaim], Shape | None]] = field(default_factory=dict)
     _allocators: dict[str, Allocator] = field(default_factory=dict)
     _cache: SliceCache | None = None
+    _backed: frozenset[str] | None = None  # backed_resources, found once: classes do not change in a cycle
 
     # --- PreEnqueue / PreFilter ----------------------------------------------------------------
 
@@ -286,6 +287,7 @@ class DraCycle:
             for name, value in requests.items():
                 if value > 0 and is_dra_extended(name) and resolve_class(state.classes, name) is not None:
                     self.ext = {k: v for k, v in requests.items() if v > 0 and is_dra_extended(k)}
+                    self._backed = None
                     self.special = self._find_special()
                     break
         claims = [c for _, c in self.user] + ([self.special] if self.special is not None else [])
@@ -387,8 +389,10 @@ class DraCycle:
 
     def backed_resources(self) -> frozenset[str]:
         """The pod's extended resources a DeviceClass serves: NodeResourcesFit leaves them to this plugin."""
-        classes = self.state.classes
-        return frozenset(n for n in self.ext if resolve_class(classes, n) is not None)
+        if self._backed is None:
+            classes = self.state.classes
+            self._backed = frozenset(n for n in self.ext if resolve_class(classes, n) is not None)
+        return self._backed
 
     def plan_key(self) -> tuple[object, ...] | None:
         """What pods must share of this plugin's inputs to share Filter verdicts and raw scores per node
@@ -444,8 +448,9 @@ class DraCycle:
         """The pod's extended resources a node with `allocatable` gets through DRA: those a DeviceClass serves
         and the node does not advertise (a device plugin's count wins). None: one nothing serves there."""
         wanted = []
+        backed = self.backed_resources()  # per node: the class lookup is the cycle's, not the node's
         for resource in sorted(self.ext):
-            served = resolve_class(self.state.classes, resource) is not None
+            served = resource in backed
             if served and allocatable.get(resource, 0) == 0:
                 wanted.append(resource)
             elif resource not in allocatable:
