@@ -19,6 +19,9 @@ def test_runtime_config_serves_the_version_it_names() -> None:
         assert f"--runtime-config={entry}=true" in on.describe()
     only_rules = profile_for("1.36", runtime_config=frozenset({"resource.k8s.io/v1beta2/devicetaintrules"}))
     assert only_rules.api_status("ResourceClaim", "resource.k8s.io/v1beta2") == "runtime-config"
+    # Resource names as kube-apiserver spells them: a kind ending in "s" takes "es" (deviceclasses).
+    classes = profile_for("1.36", runtime_config=frozenset({"resource.k8s.io/v1beta2/deviceclasses"}))
+    assert classes.api_status("DeviceClass", "resource.k8s.io/v1beta2") == "served"
 
 
 def test_demo_profile_serves_the_demos_taint_rule_where_the_release_has_its_version() -> None:

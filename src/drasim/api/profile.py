@@ -229,7 +229,7 @@ class ReleaseProfile:
         if kind == "DeviceTaintRule" and not self.gate(self.taint_rule_gate()):
             return "absent"
         if version == "v1" or api_version in self.runtime_config or \
-                f"{api_version}/{kind.lower()}s" in self.runtime_config:
+                f"{api_version}/{_plural(kind)}" in self.runtime_config:
             return "served"
         return "runtime-config"
 
@@ -260,3 +260,8 @@ def profile_for(version: str = DEFAULT_VERSION, feature_gates: str | Mapping[str
         if gate.stage(minor) == "GA*" and not value:
             raise DrasimError(f"--feature-gates: cannot set feature gate {name} to false, feature is locked to true")
     return ReleaseProfile(minor, gates, runtime_config)
+
+
+def _plural(kind: str) -> str:
+    """The resource name of a resource.k8s.io kind, as `--runtime-config` names it (`deviceclasses`)."""
+    return kind.lower() + ("es" if kind.endswith("s") else "s")
