@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from drasim.api import core
 from drasim.api.meta import ObjectMeta, object_ref
 from drasim.cluster import ClusterState
+from drasim.cluster.podstatus import POD_SCHEDULED, pod_condition
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
 from drasim.sim.engine import PodRecord
 from drasim.sim.report import owner_chain, workloads_by_uid
@@ -29,10 +30,9 @@ class _Group:
 
 
 def _message(pod: core.Pod) -> str:
-    for c in pod.status.conditions if pod.status is not None else ():
-        if c.type == "PodScheduled" and c.status == "False" and c.message:
-            return c.message
-    return "waiting for its ResourceClaims to be created"
+    c = pod_condition(pod, POD_SCHEDULED)
+    return c.message if c is not None and c.status == "False" and c.message else \
+        "waiting for its ResourceClaims to be created"
 
 
 def _written_refs(ctx: LintContext) -> dict[tuple[str, str, str], str]:

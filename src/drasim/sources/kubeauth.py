@@ -24,8 +24,8 @@ from drasim.sources.kubeconfig import (
 )
 from drasim.sources.secrets import Secrets
 
-__all__ = ["CREDENTIAL_FILE_MAX", "EXEC_OUTPUT_MAX", "EXEC_TIMEOUT", "Credentials", "read_credential_file",
-           "user_credentials"]
+__all__ = ["CREDENTIAL_FILE_MAX", "EXEC_OUTPUT_MAX", "EXEC_TIMEOUT", "Credentials", "decode_base64",
+           "read_credential_file", "user_credentials"]
 
 # A token, certificate, key or CA bundle is kilobytes; anything past this is not one (/dev/zero, a log file).
 CREDENTIAL_FILE_MAX = 4 * 1024 * 1024
@@ -57,7 +57,8 @@ def read_credential_file(path: str, *, field: str, source: str, what: str, owner
                                  source=source) from None
 
 
-def _base64(data: str, *, field: str, source: str) -> bytes:
+def decode_base64(data: str, *, field: str, source: str) -> bytes:
+    """A kubeconfig `*-data` field's bytes; a field that is not base64 is refused by name."""
     try:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
@@ -108,14 +109,15 @@ def user_credentials(config: KubeConfig, secrets: Secrets) -> Credentials:
 def _client_pair(user: UserEntry, secrets: Secrets) -> tuple[bytes | None, bytes | None]:
     # As client-go: `*-data` wins over the file.
     if user.client_certificate_data:
-        cert = _base64(user.client_certificate_data, field=user.field("client-certificate-data"), source=user.source)
+        cert = decode_base64(user.client_certificate_data, field=user.field("client-certificate-data"),
+                             source=user.source)
     elif user.client_certificate:
         cert = read_credential_file(user.client_certificate, field=user.field("client-certificate"),
                                     source=user.source, what="client-cert", owner=user.name)
     else:
         return None, None
     if user.client_key_data:
-        key = _base64(user.client_key_data, field=user.field("client-key-data"), source=user.source)
+        key = decode_base64(user.client_key_data, field=user.field("client-key-data"), source=user.source)
     else:
         assert user.client_key is not None  # kubeconfig loading requires a key with a certificate
         key = read_credential_file(user.client_key, field=user.field("client-key"), source=user.source,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import os
 import re
@@ -22,7 +20,7 @@ import msgspec
 from drasim import __version__
 from drasim.errors import InputError
 from drasim.sources.files import check_json_depth
-from drasim.sources.kubeauth import Credentials, read_credential_file, user_credentials
+from drasim.sources.kubeauth import Credentials, decode_base64, read_credential_file, user_credentials
 from drasim.sources.kubeconfig import ClusterAccessError, KubeConfig, KubeTarget
 from drasim.sources.secrets import Secrets
 
@@ -90,10 +88,7 @@ def _tls_context(config: KubeConfig, creds: Credentials) -> ssl.SSLContext:
     ca: bytes | None = None
     ca_field = cluster.field("certificate-authority-data")
     if cluster.certificate_authority_data:
-        try:
-            ca = base64.b64decode(cluster.certificate_authority_data, validate=True)
-        except (binascii.Error, ValueError):
-            raise ClusterAccessError(f"{ca_field}: not valid base64", source=cluster.source) from None
+        ca = decode_base64(cluster.certificate_authority_data, field=ca_field, source=cluster.source)
     elif cluster.certificate_authority:
         ca_field = cluster.field("certificate-authority")
         ca = read_credential_file(cluster.certificate_authority, field=ca_field, source=cluster.source,
