@@ -88,6 +88,21 @@ def evicts_extended_resource_pods(release: str) -> bool:
     return _EXTENDED_RESOURCE_EVICTION_FIX is not None and since(release, _EXTENDED_RESOURCE_EVICTION_FIX)
 
 
+# kubernetes/api resource/v1/types.go Device: `nodeAllocatableResourceMappings` (protobuf 13) from v0.36.0 up to
+# v0.37.0-beta.0; master 66d2a54e (kubernetes 0b28c34f, 2026-07-09, in the 1.37 cycle) tombstoned it for
+# `nodeAllocatableResources` (protobuf 14), and core/v1's claim status `resources` for `mapping`/`overhead`.
+NODE_ALLOCATABLE_MAPPINGS = "nodeAllocatableResourceMappings"
+NODE_ALLOCATABLE_RESOURCES = "nodeAllocatableResources"
+
+
+def node_allocatable_field(release: str) -> str | None:
+    """The Device field the release's API serves for node-allocatable resources (None: neither; 1.34/1.35
+    have no DRANodeAllocatableResources). The other one is an unknown field to its API server."""
+    if since(release, "1.37"):
+        return NODE_ALLOCATABLE_RESOURCES
+    return NODE_ALLOCATABLE_MAPPINGS if since(release, "1.36") else None
+
+
 # --- message texts --------------------------------------------------------------------------------------
 
 # k8s.io/dynamic-resource-allocation/cel/errors.go (EnhanceRuntimeError) at v0.37.0-alpha.2; not in v0.36.2.

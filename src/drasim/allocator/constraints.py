@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TypeVar
+
 from drasim.api.resource import Device, DeviceAttribute
 
+T = TypeVar("T")
 
-def lookup_attribute(device: Device, driver: str, name: str) -> DeviceAttribute | None:
-    """A fully qualified `dom/id` finds `dom/id`, or the bare `id` when `dom` is the device's driver."""
-    attr = device.attributes.get(name)
-    if attr is not None:
-        return attr
+
+def lookup_qualified(by_name: Mapping[str, T], driver: str, name: str) -> T | None:
+    """Upstream LookupByQualifiedName: a fully qualified `dom/id` finds `dom/id`, or the bare `id` when `dom`
+    is the device's driver."""
+    found = by_name.get(name)
+    if found is not None:
+        return found
     domain, sep, ident = name.partition("/")
     if not sep or domain != driver:
         return None
-    return device.attributes.get(ident)
+    return by_name.get(ident)
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> DeviceAttribute | None:
+    """The device's attribute `name` (lookup_qualified)."""
+    return lookup_qualified(device.attributes, driver, name)
 
 
 def _scalar(attr: DeviceAttribute) -> tuple[str, object] | None:

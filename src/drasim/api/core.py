@@ -151,6 +151,28 @@ class PodExtendedResourceClaimStatus(Lenient):
     request_mappings: list[ContainerExtendedResourceRequest] = []
 
 
+class NodeAllocatableMappedResources(Lenient):
+    name: str = ""
+    quantity: Quantity | None = None
+
+
+class NodeAllocatableOverheadResources(Lenient):
+    name: str = ""
+    per_pod: Quantity | None = None
+    per_container: Quantity | None = None
+
+
+class NodeAllocatableResourceClaimStatus(Lenient):
+    """`status.nodeAllocatableResourceClaimStatuses[]` (DRANodeAllocatableResources): 1.36 writes `resources`,
+    1.37 `mapping` and `overhead` (kubernetes/api core/v1/types.go, v0.36.0 and master 66d2a54e)."""
+
+    resource_claim_name: str = ""
+    containers: list[str] = []
+    resources: dict[str, Quantity] | None = None
+    mapping: list[NodeAllocatableMappedResources] | None = None
+    overhead: list[NodeAllocatableOverheadResources] | None = None
+
+
 class PodCondition(Lenient):
     """Pod conditions carry fields (lastProbeTime, ...) that DRA conditions do not: lenient."""
 
@@ -167,6 +189,7 @@ class PodStatus(Lenient):
     nominated_node_name: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] = []
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
+    node_allocatable_resource_claim_statuses: list[NodeAllocatableResourceClaimStatus] = []
 
 
 class Pod(Lenient):

@@ -23,6 +23,8 @@ class ValidationFeatures:
     node_allocatable_resources: bool = False  # DRANodeAllocatableResources (alpha)
     partitionable_devices_type: bool = False  # DRAPartitionableDevicesType (alpha, 1.37)
     optional_node_operations: bool = False  # DRAOptionalNodeOperations (alpha, 1.37)
+    # The Device field the release serves for node-allocatable resources (releases.node_allocatable_field).
+    node_allocatable_field: str | None = "nodeAllocatableResourceMappings"
 
 
 GATE_NAMES: dict[str, str] = {

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from drasim import releases
 from drasim.api.gates import ValidationFeatures
 from drasim.errors import DrasimError
 
@@ -212,7 +213,7 @@ class ReleaseProfile:
         """The gates the API server's validation and field dropping look at."""
         flags = {flag: all(self.gate(g) for g in gates) for flag, gates in _VALIDATION_GATES.items()}
         flags["device_taint_rules"] = self.gate(self.taint_rule_gate())
-        return ValidationFeatures(**flags)
+        return ValidationFeatures(**flags, node_allocatable_field=releases.node_allocatable_field(self.version))
 
     def api_versions(self, kind: str) -> tuple[str, ...]:
         """resource.k8s.io versions of `kind` that exist in this release (GA first)."""

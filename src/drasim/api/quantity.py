@@ -317,6 +317,12 @@ class Quantity(_QuantityState):
         """`q.Sub(y)` on a copy (CEL `sub`); an int operand is `NewQuantity(n, DecimalExponent)`."""
         return _add(self, _operand(other), negate=True)
 
+    def mul(self, other: Quantity) -> Quantity:
+        """`NewDecimalQuantity(q.AsDec() * y.AsDec(), q.Format)`: exact, held as an `inf.Dec` (the scheduler's
+        node-allocatable multipliers, nodeallocatabledynamicresources.go addDeviceMapping)."""
+        coef, exp = normalize(self._coef * other._coef, self._exp + other._exp)
+        return _make(coef, exp, self._fmt, True, self._rs + other._rs)
+
     def __add__(self, other: Quantity | int) -> Quantity:
         if isinstance(other, bool) or not isinstance(other, (Quantity, int)):
             return NotImplemented

@@ -94,6 +94,39 @@ class DeviceTaint(Strict):
         return f"{kv}:{self.effect}" if self.effect else kv
 
 
+# Node-allocatable resources (KEP-5517, DRANodeAllocatableResources): scheduler accounting only, never part
+# of the allocation search. Each release serves one shape (kubernetes/api resource/v1/types.go): 1.36
+# (v0.36.0 .. v0.37.0-beta.0) `nodeAllocatableResourceMappings` {capacityKey, allocationMultiplier}; 1.37
+# (master 66d2a54e, "feat(api): Update API fields", 2026-07-09) tombstoned it for `nodeAllocatableResources`
+# {mapping {capacityKey, capacityMultiplier, deviceMultiplier}, overhead {perPod, perContainer}}.
+
+class NodeAllocatableResourceMapping(Strict):
+    """1.36: `consumedCapacity[capacityKey]` (or the device count) times `allocationMultiplier` (default 1)."""
+
+    capacity_key: str | None = None
+    allocation_multiplier: Quantity | None = None
+
+
+class NodeAllocatableMapping(Strict):
+    """1.37: the device is the resource: consumed capacity x capacityMultiplier, or devices x deviceMultiplier."""
+
+    capacity_key: str | None = None
+    capacity_multiplier: Quantity | None = None
+    device_multiplier: Quantity | None = None
+
+
+class NodeAllocatableOverhead(Strict):
+    """1.37: what using the device costs the node per pod and per container referencing the claim."""
+
+    per_pod: Quantity | None = None
+    per_container: Quantity | None = None
+
+
+class NodeAllocatableResource(Strict):
+    mapping: NodeAllocatableMapping | None = None
+    overhead: NodeAllocatableOverhead | None = None
+
+
 class Device(Strict):
     name: str = ""
     attributes: dict[str, DeviceAttribute] = {}
@@ -108,8 +141,8 @@ class Device(Strict):
     binding_failure_conditions: list[str] = []
     allow_multiple_allocations: bool | None = None
     # 1.36 alpha (DRANodeAllocatableResources) and its 1.37 replacement: scheduler accounting only.
-    node_allocatable_resource_mappings: dict[str, RawJSON] | None = None
-    node_allocatable_resources: dict[str, RawJSON] | None = None
+    node_allocatable_resource_mappings: dict[str, NodeAllocatableResourceMapping] | None = None
+    node_allocatable_resources: dict[str, NodeAllocatableResource] | None = None
 
 
 class ResourceSliceSpec(Strict):

@@ -82,7 +82,7 @@ class NodeCache:
         self.device_pos = 0
         # Per pod key: its containers, init containers and overhead (the objects) and the requests read from
         # them, so a cycle and the pod's binding read the quantities once.
-        self.requests_of: dict[Key, tuple[object, object, object, Vector, tuple[int, int]]] = {}
+        self.requests_of: dict[Key, tuple[object, object, object, Vector, tuple[int, int], object]] = {}
 
     def intern(self, value: tuple[object, ...]) -> int:
         found = self.interned.get(value)
@@ -199,12 +199,14 @@ class NodeCache:
         """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once while
         its containers and overhead are the same objects; the vector is shared: read only."""
         spec = pod.spec
+        # The node-allocatable claim statuses binding writes change the requests too.
+        claims = pod.status.node_allocatable_resource_claim_statuses if pod.status is not None else None
         hit = self.requests_of.get(key)
         if hit is not None and hit[0] is spec.containers and hit[1] is spec.init_containers \
-                and hit[2] is spec.overhead:
+                and hit[2] is spec.overhead and hit[5] is claims:
             return hit[3], hit[4]
         req, nz = pod_requests(pod), pod_nonzero(pod)
-        self.requests_of[key] = (spec.containers, spec.init_containers, spec.overhead, req, nz)
+        self.requests_of[key] = (spec.containers, spec.init_containers, spec.overhead, req, nz, claims)
         return req, nz
 
     def _watching(self, pod: Pod) -> list[SelectorIndex]:

@@ -1,6 +1,7 @@
 """The DynamicResources plugin (dra-semantics §5): claims, extended resources, grouped Filter, PostFilter, PreBind.
 
-`extended` and `prebind` hold the DRA-backed extended resources and the binding conditions; the extension
+`extended`, `prebind` and `nodealloc` hold the DRA-backed extended resources, the binding conditions and what
+devices charge the node's allocatable; the extension
 points of one pod's cycle share its state in `DraCycle` and stay together here, past 700 lines, as upstream
 keeps them in one plugin type (dynamicresources.go).
 """
@@ -18,20 +19,27 @@ from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
 from drasim.allocator.pools import Pool
 from drasim.api.claims import claim_ref
-from drasim.api.core import ContainerExtendedResourceRequest, Node, Pod, PodExtendedResourceClaimStatus
+from drasim.api.core import (
+    ContainerExtendedResourceRequest,
+    Node,
+    NodeAllocatableResourceClaimStatus,
+    Pod,
+    PodExtendedResourceClaimStatus,
+)
 from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
 from drasim.api.resource import AllocationResult, DeviceClaim, DeviceClass, ResourceClaim, ResourceClaimSpec
 from drasim.cluster.clock import later, seconds
 from drasim.cluster.state import ClusterState, Key, key_of
+from drasim.scheduler import nodealloc as na
 from drasim.scheduler import scores as sc
 from drasim.scheduler.extended import extended_requests, generated_name, resolve_class
 from drasim.scheduler.filters import UNRESOLVABLE, Status
 from drasim.scheduler.grouping import Shape, dynamic_signature, shape_key, static_signature
 from drasim.scheduler.pods import owned_by
 from drasim.scheduler.prebind import needs_binding_conditions
-from drasim.scheduler.resources import Vector, is_dra_extended
+from drasim.scheduler.resources import Vector, claim_status_requests, is_dra_extended
 
 __all__ = ["CycleError", "DraCaches", "DraCycle", "extended_requests", "resolve_class"]
 
@@ -80,13 +88,14 @@ Outcome = tuple[str, tuple[frozenset[str], ...], str]
 class NodeDevices:
     """A node's view of the slices and, per claim shape, its last signature with the pool epochs it saw."""
 
-    __slots__ = ("node", "pools", "sigs", "view")
+    __slots__ = ("charging", "node", "pools", "sigs", "view")
 
     def __init__(self, node: Node, view: NodeView) -> None:
         self.node = node
         self.view = view
         self.pools = tuple((p.driver, p.name) for p in view.pools)
         self.sigs: dict[int, tuple[object, tuple[object, ...]]] = {}
+        self.charging: bool | None = None  # some device charges node-allocatable resources (asked lazily)
 
 
 def pool_devices(pool: Pool) -> set[DeviceID]:
@@ -207,6 +216,7 @@ class Reservation:
     extended_status: PodExtendedResourceClaimStatus | None = None
     binding_wait: bool = False  # PreBind waits for devices' binding conditions
     error: str | None = None
+    node_allocatable: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
 
 
 @dataclass
@@ -248,6 +258,8 @@ class DraCycle:
     _allocators: dict[str, Allocator] = field(default_factory=dict)
     _cache: SliceCache | None = None
     _backed: frozenset[str] | None = None  # backed_resources, found once: classes do not change in a cycle
+    requests: Vector = field(default_factory=dict)  # the pod's own requests (PreFilter's)
+    charged: dict[str, list[NodeAllocatableResourceClaimStatus]] = field(default_factory=dict)  # per node
 
     # --- PreEnqueue / PreFilter ----------------------------------------------------------------
 
@@ -283,6 +295,7 @@ class DraCycle:
     def pre_filter(self, requests: Vector) -> PreFilterOutcome:
         """Upstream PreFilter after PreEnqueue passed: extended resources, allocated claims, classes."""
         state = self.state
+        self.requests = requests
         if self.extended_enabled:
             for name, value in requests.items():
                 if value > 0 and is_dra_extended(name) and resolve_class(state.classes, name) is not None:
@@ -485,8 +498,9 @@ class DraCycle:
             self.batches[needs] = found
         return found
 
-    def filter(self, node: Node, allocatable: Vector) -> Status | None:
-        """Filter on one node; raises CycleError for allocator errors (the attempt aborts)."""
+    def filter(self, node: Node, allocatable: Vector, requested: Vector | None = None) -> Status | None:
+        """Filter on one node; raises CycleError for allocator errors (the attempt aborts). With the node's
+        `requested`, also what the claims' devices charge its allocatable (nodealloc)."""
         if not self.claims:
             return None
         special = self.special
@@ -518,7 +532,50 @@ class DraCycle:
             self.unavailable.update(unavailable)
             self.nodes.pop(name, None)
             return Status(UNRESOLVABLE, (REASON_NOT_AVAILABLE,), PLUGIN)
-        return None
+        return self.charge(node, allocatable, requested)
+
+    def charge(self, node: Node, allocatable: Vector, requested: Vector | None) -> Status | None:
+        """calculateAndCheckNodeAllocatableResources on a node Filter allocated on: the claims' statuses
+        (kept for PreBind) and, given the node's `requested`, whether the pod still fits with them."""
+        assert self._cache is not None
+        name = node.metadata.name
+        rec = self.caches.devices(self._cache, node, self.state)
+        if rec.charging is None:
+            rec.charging = na.pools_charge(rec.view.pools)
+        if not rec.charging:
+            return None
+        pools = rec.view.pools
+        v136 = not releases.since(self.state.features.release, "1.37")
+        pod_claim = {id(c): n for n, c in self.user}
+        pairs: list[na.ClaimAllocation] = []
+        for index in self.allocated:
+            claim = self.claims[index]
+            if not v136 and claim.status is not None and claim.status.reserved_for \
+                    and not reserved_for_pod(claim, self.pod) and na.mapped_claim(claim, pools):
+                return na.not_shareable(claim)
+            allocation = claim.status.allocation if claim.status is not None else None
+            if allocation is not None:
+                pairs.append((pod_claim.get(id(claim)), claim, allocation))
+        found = self.nodes.get(name)
+        if found is not None and found.claims:
+            results = self.results.get(name)
+            if results is None:
+                kind, _, message = self._run(node, found.claims)
+                results = self.results.get(name)
+                if kind != OK or results is None:
+                    raise CycleError(message or "claim allocation not found for node")
+            pairs += [(pod_claim.get(id(c)), c, a) for c, a in zip(found.claims, results, strict=True)]
+        try:
+            statuses = na.claim_statuses(self.pod, pairs, pools, v136)
+        except na.ChargeError as err:
+            raise CycleError(f'running "{PLUGIN}" filter plugin: {err}') from None
+        self.charged[name] = statuses
+        if not statuses or requested is None:
+            return None
+        demand = dict(self.requests)
+        for k, v in claim_status_requests(statuses).items():
+            demand[k] = demand.get(k, 0) + v
+        return na.fits(demand, allocatable, requested)
 
     def _grouped(self, node: Node, batch: list[ResourceClaim], shape: Shape) -> tuple[frozenset[str], ...] | Status:
         """The allocator's answer for the node, shared by every node with the same signature."""
@@ -674,10 +731,17 @@ class DraCycle:
         create (named from `seed`), or the error (reservedFor full); changes nothing."""
         out = Reservation()
         pod, ns = self.pod, self.namespace
-        for claim, allocation in self.allocate(node, allocatable):
+        pairs = self.allocate(node, allocatable)
+        if self.claims and node.metadata.name not in self.charged:
+            self.charge(node, allocatable, None)  # Filter's verdict came from an earlier cycle's plan
+        out.node_allocatable = self.charged.get(node.metadata.name, [])
+        for claim, allocation in pairs:
             if claim.metadata.name == SPECIAL_NAME:
                 final = self._extended_claim(claim, seed)
                 out.extended_claim = final
+                for st in out.node_allocatable:  # replaceSpecialClaimNameInStatus
+                    if st.resource_claim_name == SPECIAL_NAME:
+                        st.resource_claim_name = final.metadata.name
                 ckey = (ns, final.metadata.name)
                 out.extended_status = PodExtendedResourceClaimStatus(
                     resource_claim_name=final.metadata.name, request_mappings=self.request_mappings(claim))

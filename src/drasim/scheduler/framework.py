@@ -379,7 +379,7 @@ class Scheduler:
             if st is not None:
                 return st
         if dra and ctx.dra.active:
-            return ctx.dra.filter(node, alloc)
+            return ctx.dra.filter(node, alloc, acct.requested)
         return None
 
     # --- scoring --------------------------------------------------------------------------------
@@ -440,6 +440,7 @@ class Scheduler:
         result.extended_claim = reservation.extended_claim
         result.extended_status = reservation.extended_status
         result.binding_wait = reservation.binding_wait
+        result.node_allocatable = reservation.node_allocatable
         result.node = name
         result.status = SCHEDULED
         result.message = f"Successfully assigned {ctx.key[0]}/{ctx.key[1]} to {name}"
@@ -520,6 +521,10 @@ class Scheduler:
             if pod.status is None:
                 pod.status = PodStatus()
             pod.status.extended_resource_claim_status = result.extended_status
+        if result.node_allocatable:  # PreBind's patch (patchNodeAllocatableResourceClaimStatus)
+            if pod.status is None:
+                pod.status = PodStatus()
+            pod.status.node_allocatable_resource_claim_statuses = result.node_allocatable
         key = key_of(pod)
         if state.pods.get(key) is not pod:
             state.add(pod)
@@ -561,6 +566,9 @@ class Scheduler:
         if self._failures is not None:
             self._failures.clear()
         self.forget(state, key_of(pod))
+        if pod.status is not None and pod.status.node_allocatable_resource_claim_statuses:
+            pod.status.node_allocatable_resource_claim_statuses = []  # clearNodeAllocatableResourceClaimStatus
+            state.pod_changed(key_of(pod))
         for claim in self.pod_claims(state, pod):
             if claim.status is not None and reserved_for_pod(claim, pod):
                 claim.status.reserved_for = [r for r in claim.status.reserved_for if not (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drasim.api.core import Container, Node, Pod
+from drasim.api.core import Container, Node, NodeAllocatableResourceClaimStatus, Pod
 from drasim.api.quantity import Quantity
 
 CPU = "cpu"
@@ -87,15 +87,47 @@ def _vector(c: Container) -> Vector:
     return {k: _amount(k, q) for k, q in c.resources.requests.items() if _tracked(k)}
 
 
+def claim_status_requests(statuses: Iterable[NodeAllocatableResourceClaimStatus]) -> Vector:
+    """What `status.nodeAllocatableResourceClaimStatuses` adds to the pod's requests (component-helpers
+    resource/helpers.go addDRANodeAllocatableClaimResources, kubernetes 0085214e): per claim its mapped
+    quantities, and per overhead perPod + perContainer x the containers referencing the claim; 1.36's
+    `resources` once per claim."""
+    total: Vector = {}
+    for st in statuses:
+        for name, q in (st.resources or {}).items():
+            if _tracked(name):
+                total[name] = total.get(name, 0) + _amount(name, q)
+        for m in st.mapping or ():
+            if m.quantity is not None and _tracked(m.name):
+                total[m.name] = total.get(m.name, 0) + _amount(m.name, m.quantity)
+        for o in st.overhead or ():
+            if not _tracked(o.name):
+                continue
+            amount = _amount(o.name, o.per_pod) if o.per_pod is not None else 0
+            if o.per_container is not None and st.containers:
+                amount += _amount(o.name, o.per_container) * len(st.containers)
+            total[o.name] = total.get(o.name, 0) + amount
+    return total
+
+
+def _with_claims(pod: Pod, v: Vector) -> Vector:
+    # UseDRANodeAllocatableResourceClaimStatus: what the scheduler wrote at binding counts as requested.
+    statuses = pod.status.node_allocatable_resource_claim_statuses if pod.status is not None else None
+    if statuses:
+        _add(v, claim_status_requests(statuses))
+    return v
+
+
 def pod_requests(pod: Pod) -> Vector:
-    """Upstream PodRequests: cpu (milli), memory, ephemeral-storage and scalar resources; zeros kept.
+    """Upstream PodRequests: cpu (milli), memory, ephemeral-storage and scalar resources; zeros kept; with
+    what DRA claims took of the node (claim_status_requests).
 
     Pod-level `spec.resources` is not modelled (drasim's PodSpec does not carry it).
     """
     spec = pod.spec
     overhead = {k: _amount(k, q) for k, q in spec.overhead.items() if _tracked(k)}
-    return _aggregate(spec.containers, spec.init_containers, [_vector(c) for c in spec.containers],
-                      [_vector(c) for c in spec.init_containers], overhead)
+    return _with_claims(pod, _aggregate(spec.containers, spec.init_containers, [_vector(c) for c in spec.containers],
+                                        [_vector(c) for c in spec.init_containers], overhead))
 
 
 def _nonzero_vector(c: Container) -> Vector:
@@ -110,8 +142,9 @@ def pod_nonzero(pod: Pod) -> tuple[int, int]:
     """§4.3: cpu and memory with 100m / 200Mi for every container that names no request for them."""
     spec = pod.spec
     overhead = {k: _amount(k, q) for k, q in spec.overhead.items() if k in (CPU, MEMORY)}
-    v = _aggregate(spec.containers, spec.init_containers, [_nonzero_vector(c) for c in spec.containers],
-                   [_nonzero_vector(c) for c in spec.init_containers], overhead)
+    v = _with_claims(pod, _aggregate(spec.containers, spec.init_containers,
+                                     [_nonzero_vector(c) for c in spec.containers],
+                                     [_nonzero_vector(c) for c in spec.init_containers], overhead))
     return v.get(CPU, 0), v.get(MEMORY, 0)
 
 

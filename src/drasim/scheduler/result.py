@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from drasim.api.core import Pod, PodExtendedResourceClaimStatus
+from drasim.api.core import NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus
 from drasim.api.resource import AllocationResult, ResourceClaim
 from drasim.cluster.state import Key
 from drasim.scheduler.filters import UNSCHEDULABLE, Status
@@ -35,6 +35,8 @@ class ScheduleResult:
     delete_claims: list[Key] = field(default_factory=list)  # PostFilter: a stale extended-resource claim
     extended_status: PodExtendedResourceClaimStatus | None = None
     binding_wait: bool = False  # PreBind waits for devices' binding conditions: apply does not bind yet
+    # status.nodeAllocatableResourceClaimStatuses PreBind writes (DRANodeAllocatableResources)
+    node_allocatable: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
     pod_object: Pod | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from drasim import releases
 from drasim.api import resource as r
 from drasim.api.limits import (
     DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
@@ -204,14 +205,24 @@ class SliceChecker(CapacityPolicyChecker):
                     cap = struct_replace(cap, request_policy=None)
                 new_capacity[key] = cap
             changes["capacity"] = new_capacity
-        if d.node_allocatable_resource_mappings is not None:
+        served = self.features.node_allocatable_field
+        for field, camel in (("node_allocatable_resource_mappings", releases.NODE_ALLOCATABLE_MAPPINGS),
+                             ("node_allocatable_resources", releases.NODE_ALLOCATABLE_RESOURCES)):
+            if getattr(d, field) is not None and camel != served:
+                # Not a field of this release's API: strict decoding refuses the object, gate on or off.
+                why = f"this release's field is {served}" if served else "no release before 1.36 has it"
+                self.add(child(path, camel), "Message", f'unknown field "{camel}" ({why}: Kubernetes 1.37 '
+                         f"replaced 1.36's {releases.NODE_ALLOCATABLE_MAPPINGS} with "
+                         f"{releases.NODE_ALLOCATABLE_RESOURCES})")
+                changes[field] = None
+        if d.node_allocatable_resource_mappings is not None and "node_allocatable_resource_mappings" not in changes:
             drop(
                 "node_allocatable_resources",
                 "node_allocatable_resource_mappings",
                 "nodeAllocatableResourceMappings",
                 None,
             )
-        if d.node_allocatable_resources is not None:
+        if d.node_allocatable_resources is not None and "node_allocatable_resources" not in changes:
             drop("node_allocatable_resources", "node_allocatable_resources", "nodeAllocatableResources", None)
         if not self.features.list_type_attributes and any(has_list_values(a) for a in d.attributes.values()):
             new_attrs = {}
