@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
+from drasim.api.core import Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodStatus
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference
 from drasim.cluster.podstatus import (
     POD_SCHEDULED,
@@ -88,6 +88,19 @@ _MISSING = object()
 # A hostname spread selector whose pods sit on at most this many nodes shares its plan with other workloads
 # (correcting those nodes' score classes per cycle costs about what they are; more: a plan of its own).
 SHARED_SPREAD_NODES = 32
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What a pod's claims charge one node (Scheduler.node_charges): the statuses PreBind would write, the
+    DynamicResources verdict with them (None: fits), the pod's own requests, the node's allocatable and
+    what its pods request."""
+
+    statuses: list[NodeAllocatableResourceClaimStatus]
+    verdict: Status | None
+    requests: Vector
+    allocatable: Vector
+    requested: Vector
 
 
 @dataclass
@@ -260,6 +273,32 @@ class Scheduler:
                 out[name] = Status(UNRESOLVABLE, (REASON_AFFINITY,), "NodeAffinity")
             else:
                 out[name] = self._filter(ctx, name, dra=False)
+        return out
+
+    def node_charges(self, state: ClusterState, pod: Pod, names: list[str]) -> dict[str, Charge]:
+        """Per node of `names` DynamicResources allocates on: what the pod's claims would charge the node's
+        allocatable (nodealloc) and the plugin's verdict on it, for explain. Changes nothing."""
+        self._cache.sync(state, self._dra.pool_nodes)
+        dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds,
+                       max_steps=self.config.filter_budget_steps)
+        if dra.pre_enqueue() is not None:
+            return {}
+        ctx = self._context(state, pod, key_of(pod), dra)
+        pre = dra.pre_filter(ctx.req)
+        if pre.error is not None or pre.reject is not None or not dra.active:
+            return {}
+        out: dict[str, Charge] = {}
+        for name in names:
+            node = state.nodes.get(name)
+            if node is None:
+                continue
+            requested = self._cache.account(name).requested
+            try:
+                verdict = dra.filter(node, self._cache.alloc[name], requested)
+            except CycleError:
+                continue
+            if dra.charged.get(name):
+                out[name] = Charge(dra.charged[name], verdict, dict(ctx.req), self._cache.alloc[name], dict(requested))
         return out
 
     def _context(self, state: ClusterState, pod: Pod, key: Key, dra: DraCycle) -> _Ctx:

@@ -1,0 +1,45 @@
+"""Why DynamicResources finds "Insufficient cpu": the node-allocatable resources a pod's claims charge a node."""
+
+from __future__ import annotations
+
+from drasim.api.core import Pod
+from drasim.api.quantity import Quantity
+from drasim.cluster.state import ClusterState
+from drasim.scheduler import Scheduler
+from drasim.scheduler.framework import Charge
+from drasim.scheduler.nodealloc import charges
+from drasim.scheduler.resources import CPU, claim_status_requests
+
+__all__ = ["insufficient_by_claims"]
+
+
+def _amount(name: str, n: int) -> str:
+    """A request vector's integer (cpu in millicores) as the quantity kubectl would print."""
+    return Quantity.parse(f"{n}m").canonical() if name == CPU else Quantity.from_int(n).canonical()
+
+
+def _trace(charge: Charge) -> str:
+    """`Insufficient cpu` with what makes it up: the claims' charges, the containers' requests, what is left."""
+    assert charge.verdict is not None
+    parts: list[str] = []
+    for reason in charge.verdict.reasons:
+        name = reason.removeprefix("Insufficient ")
+        by_claim = [(st.resource_claim_name, claim_status_requests([st]).get(name, 0)) for st in charge.statuses]
+        taken = sum(v for _c, v in by_claim)
+        have = charge.allocatable.get(name, 0)
+        left = have - charge.requested.get(name, 0)
+        claims = ", ".join(f"claim {c}: {_amount(name, v)}" for c, v in by_claim if v)
+        parts.append(f"{reason}: the pod's claims take {_amount(name, taken)} {name} ({claims}) on top of its "
+                     f"containers' {_amount(name, charge.requests.get(name, 0))}; the node has "
+                     f"{_amount(name, max(left, 0))} of {_amount(name, have)} left")
+    return f"{charge.verdict.plugin}: " + "; ".join(parts)
+
+
+def insufficient_by_claims(state: ClusterState, pod: Pod, names: list[str]) -> dict[str, str]:
+    """Nodes of `names` where the pod's devices could be allocated but what they charge the node's
+    allocatable (DRANodeAllocatableResources) does not fit: node -> the reason traced to the claims."""
+    if pod.spec.node_name or not any(charges(d) for s in state.slices.values() for d in s.spec.devices):
+        return {}
+    found = Scheduler().node_charges(state, pod, names)
+    return {n: _trace(c) for n, c in found.items() if c.verdict is not None and
+            all(r.startswith("Insufficient ") for r in c.verdict.reasons)}
