@@ -273,3 +273,15 @@ def test_quantity_mul_is_exact() -> None:
     assert Quantity.parse("3").mul(Quantity.parse("2")) == Quantity.parse("6")
     assert Quantity.parse("1.5").mul(Quantity.parse("4Gi")).value() == 6 * 1024**3
     assert Quantity.parse("3").mul(Quantity.parse("500m")).canonical() == "1500m"
+
+
+def test_simulate_table_shows_what_each_claim_charges() -> None:
+    result = CliRunner().invoke(simulate, ["-f", str(EXAMPLE / "cluster-1.37.yaml"), "-f", str(MANIFEST),
+                                           "--kubernetes-version", "1.37", "--feature-gates", GATE])
+    assert result.exit_code == 0, result.output
+    header, row = result.output.splitlines()[1:3]
+    assert header.split()[-2:] == ["NODE", "RESOURCES"]
+    assert row.split()[-2:] == ["cpu", "2"]
+    plain = CliRunner().invoke(simulate, ["-f", str(EXAMPLE / "cluster-1.37.yaml"), "-f", str(MANIFEST),
+                                          "--kubernetes-version", "1.37"])
+    assert "NODE RESOURCES" not in plain.output  # the gate off: nothing charged, the usual columns

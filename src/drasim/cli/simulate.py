@@ -199,6 +199,10 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
         out.line(f"Steady state at {_ago(result, result.end)}: {result.steady_state}; nothing ahead can change "
                  "that, so the simulation stops here.")
     columns = ["POD", "STATUS", "NODE", "CLAIM", "ALTERNATIVE", "DEVICES"]
+    # Only where some claim charges its node (DRANodeAllocatableResources): other tables stay as they were.
+    charges = any(c.node_resources for line in lines for c in line.claims)
+    if charges:
+        columns.append("NODE RESOURCES")
     if wide:
         columns += ["NODE SELECTOR", "TOP SCORES"]
     rows: list[list[str]] = []
@@ -213,6 +217,8 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
             else:
                 cells += [claim.pod_claim, ", ".join(claim.alternatives) or "-",
                           " ".join(d.rsplit("/", 1)[-1] for d in claim.devices) or "-"]
+            if charges:
+                cells.append((claim.node_resources if claim else "") or "-")
             if wide:
                 cells += [claim.node_selector if claim else "",
                           " ".join(f"{n}={s}" for n, s in line.scores) if first else ""]

@@ -29,6 +29,7 @@ class ClaimLine:
     alternatives: list[str]  # results' request names, e.g. ["gpu/a100-pair"]
     devices: list[str]  # driver/pool/device
     node_selector: str = ""
+    node_resources: str = ""  # what the claim charges the node (status.nodeAllocatableResourceClaimStatuses)
 
 
 @dataclass
@@ -109,9 +110,24 @@ def _selector_text(claim_status: object) -> str:
     return " | ".join(terms)
 
 
+def _charged(pod: Pod) -> dict[str, str]:
+    """Per claim name, its node-allocatable charge as `cpu 2`, `memory 1Gi/pod+512Mi/container`."""
+    out: dict[str, str] = {}
+    for st in pod.status.node_allocatable_resource_claim_statuses if pod.status is not None else ():
+        parts = [f"{k} {v}" for k, v in (st.resources or {}).items()]
+        parts += [f"{m.name} {m.quantity}" for m in st.mapping or () if m.quantity is not None]
+        for o in st.overhead or ():
+            each = [f"{q}/{per}" for q, per in ((o.per_pod, "pod"), (o.per_container, "container")) if q is not None]
+            parts.append(f"{o.name} {'+'.join(each)}")
+        out[st.resource_claim_name] = ", ".join(parts)
+    return out
+
+
 def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
-    """The pod's claims (and its extended-resource claim) with the alternatives and devices allocated."""
+    """The pod's claims (and its extended-resource claim) with the alternatives and devices allocated, and
+    what each charges the node."""
     key = key_of(pod)
+    charged = _charged(pod)
     out: list[ClaimLine] = []
     for pod_claim, claim in state.pod_claims(pod):
         if claim is None:
@@ -125,6 +141,7 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
             alternatives=sorted({r.request for r in results}),
             devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
             node_selector=_selector_text(claim.status),
+            node_resources=charged.get(claim.metadata.name, ""),
         ))
     ext = pod.status.extended_resource_claim_status if pod.status else None
     if ext is not None:
@@ -134,7 +151,8 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
             out.append(ClaimLine(
                 pod_claim=EXTENDED_POD_CLAIM, claim=f"{key[0]}/{ext.resource_claim_name}",
                 alternatives=extended_labels(ext, [r.request for r in results]),
-                devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results]))
+                devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
+                node_resources=charged.get(ext.resource_claim_name, "")))
     return out
 
 
