@@ -285,3 +285,27 @@ def test_simulate_table_shows_what_each_claim_charges() -> None:
     plain = CliRunner().invoke(simulate, ["-f", str(EXAMPLE / "cluster-1.37.yaml"), "-f", str(MANIFEST),
                                           "--kubernetes-version", "1.37"])
     assert "NODE RESOURCES" not in plain.output  # the gate off: nothing charged, the usual columns
+
+
+def test_validation_messages_of_the_1_37_field(tmp_path: Path) -> None:
+    # kubernetes 009801d9 pkg/apis/resource/validation/validation.go validateNodeAllocatableResources & co.
+    device = {"name": "numa-0", "capacity": {f"{DRIVER}/cpu": {"value": "2"}}, "nodeAllocatableResources": {
+        "nvidia.com/gpu": {},
+        "cpu": {"mapping": {"capacityKey": f"{DRIVER}/cores", "deviceMultiplier": "0"}},
+        "memory": {"mapping": {"capacityMultiplier": "2"}, "overhead": {}},
+        "hugepages-2Mi": {"overhead": {"perPod": "-1Mi"}}}}
+    path = tmp_path / "slice.yaml"
+    path.write_text(yaml.safe_dump(_slice([device])))
+    inputs = lib.load([str(path)], release=lib.profile("1.37", GATE))
+    found = sorted(str(f) for _src, f in inputs.admission.findings if f.severity == "error")
+    p = "spec.devices[0].nodeAllocatableResources"
+    assert found == [
+        f'{p}[cpu].mapping.capacityKey: Not found: "cpu.example.com/cores"',
+        f"{p}[cpu].mapping.capacityMultiplier: Required value: capacityMultiplier is required when capacityKey is set",
+        f'{p}[cpu].mapping.deviceMultiplier: Invalid value: "0": must be positive',
+        f'{p}[hugepages-2Mi].overhead.perPod: Invalid value: "-1Mi": must be non-negative',
+        f"{p}[memory].mapping.capacityKey: Required value: capacityKey is required when capacityMultiplier is set",
+        f'{p}[memory].overhead: Invalid value: "": at least one of perPod or perContainer must be set',
+        f'{p}[nvidia.com/gpu]: Invalid value: "nvidia.com/gpu": must be a node allocatable resource name',
+        f"{p}[nvidia.com/gpu]: Required value: at least one of mapping or overhead must be set",
+    ]

@@ -25,6 +25,7 @@ from drasim.api.limits import (
 from drasim.validation.capacitypolicy import CapacityPolicyChecker
 from drasim.validation.checker import Checker, struct_replace, valid_qualified_names
 from drasim.validation.formats import blen, is_semver
+from drasim.validation.nodealloc import node_allocatable_resources
 from drasim.validation.paths import child, index, map_key
 
 
@@ -333,6 +334,8 @@ class SliceChecker(CapacityPolicyChecker):
                 "`perDeviceNodeSelection` is set to true in the ResourceSlice spec",
             )
         self.binding_parameters(d.binding_conditions, d.binding_failure_conditions, path)
+        if d.node_allocatable_resources:
+            node_allocatable_resources(self, d, child(path, "nodeAllocatableResources"))
 
     def attribute(self, attr: r.DeviceAttribute, path: str) -> None:
         n = 0
