@@ -309,3 +309,16 @@ def test_validation_messages_of_the_1_37_field(tmp_path: Path) -> None:
         f'{p}[nvidia.com/gpu]: Invalid value: "nvidia.com/gpu": must be a node allocatable resource name',
         f"{p}[nvidia.com/gpu]: Required value: at least one of mapping or overhead must be set",
     ]
+
+
+def test_capacity_counts_the_node_cpu_the_claims_take(tmp_path: Path) -> None:
+    # The device offers 8 cpu of consumable capacity, but the node has 3: three 1-cpu replicas, not eight.
+    docs = [_node("3"), _class(), _slice([_cpu_numa()])]
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all(docs))
+    workload = tmp_path / "one.yaml"
+    workload.write_text(yaml.safe_dump_all([_template("one", _cpus("1")), _pod("one", "one")]))
+    inputs = lib.load([str(cluster)], release=lib.profile("1.37", GATE))
+    result = lib.capacity(inputs, str(workload))
+    assert result.replicas == 3
+    assert "Insufficient cpu" in result.message
