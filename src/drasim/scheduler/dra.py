@@ -556,15 +556,7 @@ class DraCycle:
             allocation = claim.status.allocation if claim.status is not None else None
             if allocation is not None:
                 pairs.append((pod_claim.get(id(claim)), claim, allocation))
-        found = self.nodes.get(name)
-        if found is not None and found.claims:
-            results = self.results.get(name)
-            if results is None:
-                kind, _, message = self._run(node, found.claims)
-                results = self.results.get(name)
-                if kind != OK or results is None:
-                    raise CycleError(message or "claim allocation not found for node")
-            pairs += [(pod_claim.get(id(c)), c, a) for c, a in zip(found.claims, results, strict=True)]
+        pairs += [(pod_claim.get(id(c)), c, a) for c, a in self._allocated_on(node)]
         try:
             statuses = na.claim_statuses(self.pod, pairs, pools, v136)
         except na.ChargeError as err:
@@ -788,6 +780,12 @@ class DraCycle:
         name = node.metadata.name
         if self.claims and name not in self.nodes:
             self.filter(node, allocatable)  # Filter's answer came from an earlier cycle's cache
+        return self._allocated_on(node)
+
+    def _allocated_on(self, node: Node) -> list[tuple[ResourceClaim, AllocationResult]]:
+        """The claims Filter allocated on the node and their results (a direct allocator call when its answer
+        came from another node of the group)."""
+        name = node.metadata.name
         found = self.nodes.get(name)
         if found is None or not found.claims:
             return []
