@@ -322,3 +322,15 @@ def test_capacity_counts_the_node_cpu_the_claims_take(tmp_path: Path) -> None:
     result = lib.capacity(inputs, str(workload))
     assert result.replicas == 3
     assert "Insufficient cpu" in result.message
+
+
+def test_report_lists_what_each_replica_takes_of_its_node(tmp_path: Path) -> None:
+    from drasim.report.data import collect
+
+    docs = [_node("8"), _class(), _slice([_cpu_numa()]), _template("two", _cpus("2")),
+            {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"}, "spec": {
+                "replicas": 2, "selector": {"matchLabels": {"app": "w"}},
+                "template": {"metadata": {"labels": {"app": "w"}}, "spec": _pod("x", "two")["spec"]}}}]
+    sim = _run(tmp_path, docs)
+    (view,) = collect(sim.result, explain=False).workloads
+    assert [r.devices for r in view.listed] == ["worker/numa-0 (node cpu 2)"] * 2  # pool/device

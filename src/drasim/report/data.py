@@ -186,7 +186,8 @@ def collect(result: SimulationResult, *, title: str = "drasim simulation", subti
             view.listed.append(Replica(
                 pod=f"{line.key[0]}/{line.key[1]}", status=line.status, node=line.node or "",
                 alternatives=", ".join(sorted({a for c in line.claims for a in c.alternatives})),
-                devices=" ".join(d.split("/", 1)[-1] for c in line.claims for d in c.devices)))
+                devices=" ".join([*(d.split("/", 1)[-1] for c in line.claims for d in c.devices),
+                                  *(f"(node {c.node_resources})" for c in line.claims if c.node_resources)])))
         workloads.append(view)
     pending: dict[tuple[str, str], PendingGroup] = {}
     for line in lines:
