@@ -8,7 +8,9 @@ requests and checks the sum against the node's free allocatable; PreBind writes 
 (resources.claim_status_requests). 1.36 devices carry `nodeAllocatableResourceMappings` and the status a
 `resources` map; 1.37 devices `nodeAllocatableResources` (mapping, overhead) and the status `mapping` and
 `overhead` lists. The 1.36 computation follows the v0.36.0 API documentation of those fields (the 1.36
-scheduler source could not be read).
+scheduler source could not be read). Later kubernetes revisions (the plugin's tests at 0c29b313) write the
+same amounts as `status.additionalNodeAllocatableResources` with a `source` reference instead; kubernetes/api
+at 10b39a39 (2026-07-24, the newest 1.37-cycle revision readable) does not have that rename yet.
 """
 
 from __future__ import annotations
@@ -82,14 +84,18 @@ def _mapped(name: str, key: str | None, multiplier: Quantity | None, per_device:
 
 def _claim_status(claim: ResourceClaim, allocation: AllocationResult, pools: Sequence[Pool],
                   v136: bool) -> NodeAllocatableResourceClaimStatus | None:
+    devices = [_device(pools, r) for r in allocation.devices.results]
+    if not any(d is not None and charges(d) for d in devices):
+        return None  # not a node-allocatable claim (calculateAndCheckNodeAllocatableResources skips it)
     mapped: dict[str, Quantity] = {}
     per_pod: dict[str, Quantity] = {}
     per_container: dict[str, Quantity] = {}
     overheads: list[str] = []
-    for r in allocation.devices.results:
-        device = _device(pools, r)
+    for r, device in zip(allocation.devices.results, devices, strict=True):
         if device is None:
-            continue
+            ns = claim.metadata.namespace or ""
+            raise ChargeError(f"claim {ns}/{claim.metadata.name}, device {r.device}, driver {r.driver}: device "
+                              f"{r.device} not found in pool {r.pool} for driver {r.driver}")
         if v136:
             for name, m in (device.node_allocatable_resource_mappings or {}).items():
                 # allocationMultiplier defaults to 1 (v0.36.0 types.go): per device, or per consumed unit.
