@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import weakref
+
+from drasim.allocator.cache import SliceCache
 from drasim.api.core import Pod
 from drasim.api.quantity import Quantity
 from drasim.cluster.state import ClusterState
@@ -35,10 +38,23 @@ def _trace(charge: Charge) -> str:
     return f"{charge.verdict.plugin}: " + "; ".join(parts)
 
 
+# Per slice cache (one per set of slices): whether any device charges its node, so that `explain pods -A`
+# looks at the devices once, not once per pod.
+_CHARGING: weakref.WeakKeyDictionary[SliceCache, bool] = weakref.WeakKeyDictionary()
+
+
+def _any_charging(state: ClusterState) -> bool:
+    cache = state.slice_cache()
+    found = _CHARGING.get(cache)
+    if found is None:
+        found = _CHARGING[cache] = any(charges(d) for s in cache.slices for d in s.spec.devices)
+    return found
+
+
 def insufficient_by_claims(state: ClusterState, pod: Pod, names: list[str]) -> dict[str, str]:
     """Nodes of `names` where the pod's devices could be allocated but what they charge the node's
     allocatable (DRANodeAllocatableResources) does not fit: node -> the reason traced to the claims."""
-    if pod.spec.node_name or not any(charges(d) for s in state.slices.values() for d in s.spec.devices):
+    if pod.spec.node_name or not _any_charging(state):
         return {}
     found = Scheduler().node_charges(state, pod, names)
     return {n: _trace(c) for n, c in found.items() if c.verdict is not None and
