@@ -334,3 +334,20 @@ def test_report_lists_what_each_replica_takes_of_its_node(tmp_path: Path) -> Non
     sim = _run(tmp_path, docs)
     (view,) = collect(sim.result, explain=False).workloads
     assert [r.devices for r in view.listed] == ["worker/numa-0 (node cpu 2)"] * 2  # pool/device
+
+
+def test_k8s_website_cpu_slice_at_1_36(tmp_path: Path) -> None:
+    # how-dra-works: two 128-cpu sockets mapped through capacityKey (allocationMultiplier defaults to 1). The
+    # node has 150 cpu: one 100-cpu claim fits, the second is Insufficient cpu although the sockets have room.
+    (slice_,) = yaml.safe_load_all((WEBSITE / "how-dra-works--cpu-node-allocatable-slice.yaml").read_text())
+    for dev in slice_["spec"]["devices"]:  # the page writes `capacity: {key: "128"}`, which no decoder takes
+        dev["capacity"] = {k: {"value": v} for k, v in dev["capacity"].items()}
+    node = _node("150")
+    node["metadata"]["name"] = "my-node"
+    docs = [node, _class(), slice_, _template("hundred", _cpus("100")), _pod("a", "hundred"), _pod("b", "hundred")]
+    sim = _run(tmp_path, docs, version="1.36")
+    pods = _pods(sim)
+    assert pods["a"].status == "Running" and pods["b"].status == "Pending"
+    (st_,) = _status(sim, "a")
+    assert {k: str(v) for k, v in (st_.resources or {}).items()} == {"cpu": "100"}
+    assert pods["b"].reason.startswith("0/1 nodes are available: 1 Insufficient cpu.")
