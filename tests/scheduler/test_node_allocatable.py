@@ -351,3 +351,21 @@ def test_k8s_website_cpu_slice_at_1_36(tmp_path: Path) -> None:
     (st_,) = _status(sim, "a")
     assert {k: str(v) for k, v in (st_.resources or {}).items()} == {"cpu": "100"}
     assert pods["b"].reason.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_explain_names_the_mapped_claim_another_pod_holds(tmp_path: Path) -> None:
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
+             "spec": {"devices": {"requests": [{"name": "req", "exactly": _cpus("1")}]}}}
+    docs: list[dict[str, Any]] = [_node("3"), _class(), _slice([_cpu_numa()]), claim]
+    for name in ("first", "second"):
+        pod = _pod(name)
+        pod["spec"]["containers"][0]["resources"]["claims"] = [{"name": "devs"}]
+        pod["spec"]["resourceClaims"] = [{"name": "devs", "resourceClaimName": "shared"}]
+        docs.append(pod)
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    result = CliRunner().invoke(explain, ["pod/second", "-f", str(path), "--kubernetes-version", "1.37",
+                                          "--feature-gates", GATE])
+    assert result.exit_code == 0, result.output
+    assert ("worker: DynamicResources: node allocatable resource claim shared has a mapped device and cannot be "
+            "shared across pods") in result.output

@@ -53,9 +53,16 @@ def _any_charging(state: ClusterState) -> bool:
 
 def insufficient_by_claims(state: ClusterState, pod: Pod, names: list[str]) -> dict[str, str]:
     """Nodes of `names` where the pod's devices could be allocated but what they charge the node's
-    allocatable (DRANodeAllocatableResources) does not fit: node -> the reason traced to the claims."""
+    allocatable (DRANodeAllocatableResources) does not fit, traced to the claims, or where a claim with a
+    mapped device is another pod's: node -> why."""
     if pod.spec.node_name or not _any_charging(state):
         return {}
     found = Scheduler().node_charges(state, pod, names)
-    return {n: _trace(c) for n, c in found.items() if c.verdict is not None and
-            all(r.startswith("Insufficient ") for r in c.verdict.reasons)}
+    out: dict[str, str] = {}
+    for name, charge in found.items():
+        verdict = charge.verdict
+        if verdict is None:
+            continue
+        insufficient = all(r.startswith("Insufficient ") for r in verdict.reasons)
+        out[name] = _trace(charge) if insufficient else f"{verdict.plugin}: {verdict.message}"
+    return out

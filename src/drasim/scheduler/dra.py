@@ -552,6 +552,7 @@ class DraCycle:
             claim = self.claims[index]
             if not v136 and claim.status is not None and claim.status.reserved_for \
                     and not reserved_for_pod(claim, self.pod) and na.mapped_claim(claim, pools):
+                self.charged[name] = []
                 return na.not_shareable(claim)
             allocation = claim.status.allocation if claim.status is not None else None
             if allocation is not None:

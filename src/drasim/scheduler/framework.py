@@ -297,7 +297,7 @@ class Scheduler:
                 verdict = dra.filter(node, self._cache.alloc[name], requested)
             except CycleError:
                 continue
-            if dra.charged.get(name):
+            if name in dra.charged:
                 out[name] = Charge(dra.charged[name], verdict, dict(ctx.req), self._cache.alloc[name], dict(requested))
         return out
 
