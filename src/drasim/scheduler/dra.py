@@ -545,7 +545,8 @@ class DraCycle:
         if not rec.charging:
             return None
         pools = rec.view.pools
-        v136 = not releases.since(self.state.features.release, "1.37")
+        # The 1.36 API's status (`resources`) or 1.37's (`mapping`, `overhead`): the release's device field says.
+        v136 = releases.node_allocatable_field(self.state.features.release) == releases.NODE_ALLOCATABLE_MAPPINGS
         pod_claim = {id(c): n for n, c in self.user}
         pairs: list[na.ClaimAllocation] = []
         for index in self.allocated:
