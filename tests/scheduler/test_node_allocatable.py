@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim import lib
@@ -26,6 +26,7 @@ from drasim.api.quantity import Quantity
 from drasim.cli.explain import explain
 from drasim.cli.simulate import simulate
 from drasim.scheduler.resources import claim_status_requests
+from hypothesis_budget import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "native-resource-request"
@@ -369,3 +370,48 @@ def test_explain_names_the_mapped_claim_another_pod_holds(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     assert ("worker: DynamicResources: node allocatable resource claim shared has a mapped device and cannot be "
             "shared across pods") in result.output
+
+
+def _decoded(docs: list[dict[str, Any]]) -> list[Any]:
+    from drasim.api.decode import decode_object
+
+    return [decode_object(d, source="test") for d in docs]
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(node_cpu=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+       pods=st.lists(st.tuples(st.integers(1, 3), st.sampled_from([None, "500m"])), min_size=1, max_size=8))
+def test_a_node_is_never_charged_past_its_allocatable(node_cpu: list[int], pods: list[tuple[int, str | None]]
+                                                       ) -> None:
+    # The invariant Filter keeps: on every node, the pods' own cpu plus what their claims charge stays within
+    # allocatable; a pod left Pending did not fit anywhere.
+    from drasim.scheduler.resources import pod_requests
+    from drasim.sim.engine import simulate as run
+    from drasim.sim.settle import simulation_options
+
+    docs: list[dict[str, Any]] = [_class()]
+    for i, cpu in enumerate(node_cpu):
+        nd = _node(str(cpu))
+        nd["metadata"]["name"] = f"n{i}"
+        sl = _slice([_cpu_numa("16")])
+        sl["metadata"]["name"] = f"n{i}-cpu"
+        sl["spec"]["nodeName"] = f"n{i}"
+        sl["spec"]["pool"]["name"] = f"n{i}"
+        docs += [nd, sl]
+    for k in {k for k, _own in pods}:
+        docs.append(_template(f"cpus-{k}", _cpus(str(k))))
+    for j, (k, own) in enumerate(pods):
+        docs.append(_pod(f"p{j}", f"cpus-{k}", cpu=own))
+    result = run(_decoded(docs), [], simulation_options(lib.profile("1.37", GATE)))
+    state = result.state
+    used: dict[str, int] = {}
+    for pod in state.pods.values():
+        if pod.spec.node_name:
+            used[pod.spec.node_name] = used.get(pod.spec.node_name, 0) + pod_requests(pod).get("cpu", 0)
+    for i, cpu in enumerate(node_cpu):
+        assert used.get(f"n{i}", 0) <= cpu * 1000
+    for j, (k, own) in enumerate(pods):
+        pod = state.pods[("default", f"p{j}")]
+        if not pod.spec.node_name:
+            demand = k * 1000 + (500 if own else 0)
+            assert all(demand > cpu * 1000 - used.get(f"n{i}", 0) for i, cpu in enumerate(node_cpu))
