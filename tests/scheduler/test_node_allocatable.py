@@ -415,3 +415,16 @@ def test_a_node_is_never_charged_past_its_allocatable(node_cpu: list[int], pods:
         if not pod.spec.node_name:
             demand = k * 1000 + (500 if own else 0)
             assert all(demand > cpu * 1000 - used.get(f"n{i}", 0) for i, cpu in enumerate(node_cpu))
+
+
+def test_explain_traces_node_resources_fit_to_the_claims_of_the_nodes_pods(tmp_path: Path) -> None:
+    # A pod without claims: NodeResourcesFit's Insufficient cpu, of which the bound pod's claim holds 2.
+    docs = [_node("3"), _class(), _slice([_cpu_numa()]), _template("two", _cpus("2")), _pod("a", "two"),
+            _pod("plain", cpu="2")]
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    result = CliRunner().invoke(explain, ["pod/plain", "-f", str(path), "--kubernetes-version", "1.37",
+                                          "--feature-gates", GATE])
+    assert result.exit_code == 0, result.output
+    assert ("worker: NodeResourcesFit: Insufficient cpu: claims of its pods take 2 cpu of the node "
+            "(default/a claim a-devs-") in result.output

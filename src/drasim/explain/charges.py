@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 
 from drasim.allocator.cache import SliceCache
-from drasim.api.core import Pod
+from drasim.api.core import NodeAllocatableResourceClaimStatus, Pod
 from drasim.api.quantity import Quantity
 from drasim.cluster.state import ClusterState
 from drasim.scheduler import Scheduler
@@ -13,7 +13,7 @@ from drasim.scheduler.framework import Charge
 from drasim.scheduler.nodealloc import charges
 from drasim.scheduler.resources import CPU, claim_status_requests
 
-__all__ = ["insufficient_by_claims"]
+__all__ = ["held_by_claims", "insufficient_by_claims"]
 
 
 def _amount(name: str, n: int) -> str:
@@ -65,4 +65,46 @@ def insufficient_by_claims(state: ClusterState, pod: Pod, names: list[str]) -> d
             continue
         insufficient = all(r.startswith("Insufficient ") for r in verdict.reasons)
         out[name] = _trace(charge) if insufficient else f"{verdict.plugin}: {verdict.message}"
+    return out
+
+
+Held = dict[str, list[tuple[str, NodeAllocatableResourceClaimStatus]]]
+# The last state asked about, while its pod log does not grow (`explain pods -A` asks once per pod): the
+# node-allocatable claim statuses of the pods on each node.
+_last_held: list[tuple[weakref.ref[ClusterState], int, Held]] = []
+
+
+def _held(state: ClusterState) -> Held:
+    if _last_held and _last_held[0][0]() is state and _last_held[0][1] == len(state.pod_log):
+        return _last_held[0][2]
+    by_node: Held = {}
+    for pod in state.pods.values():
+        statuses = pod.status.node_allocatable_resource_claim_statuses if pod.status is not None else None
+        if statuses and pod.spec.node_name:
+            ref = f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}"
+            by_node.setdefault(pod.spec.node_name, []).extend((ref, st) for st in statuses)
+    _last_held[:] = [(weakref.ref(state), len(state.pod_log), by_node)]
+    return by_node
+
+
+def held_by_claims(state: ClusterState, rejected: dict[str, str]) -> dict[str, str]:
+    """`rejected` with every NodeResourcesFit `Insufficient cpu` (memory, ...) traced to what the claims of
+    the node's pods take of it (their `status.nodeAllocatableResourceClaimStatuses`), where they take some."""
+    out = dict(rejected)
+    held = _held(state)
+    for name, why in rejected.items():
+        if name not in held or not why.startswith("NodeResourcesFit: "):
+            continue
+        parts = []
+        for resource in sorted({r for _p, st in held[name] for r in claim_status_requests([st])}):
+            if f"Insufficient {resource}" not in why:
+                continue
+            items = [(ref, st.resource_claim_name, claim_status_requests([st]).get(resource, 0))
+                     for ref, st in held[name]]
+            items = [i for i in items if i[2]]
+            total = sum(v for _r, _c, v in items)
+            parts.append(f"claims of its pods take {_amount(resource, total)} {resource} of the node ("
+                         + ", ".join(f"{ref} claim {c}: {_amount(resource, v)}" for ref, c, v in items) + ")")
+        if parts:
+            out[name] = f"{why}: " + "; ".join(parts)
     return out

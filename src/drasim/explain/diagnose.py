@@ -15,7 +15,7 @@ from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
 from drasim.api.resource import ResourceClaim, ResourceClaimStatus
 from drasim.cluster.state import ClusterState, Key
 from drasim.errors import InputError
-from drasim.explain.charges import insufficient_by_claims
+from drasim.explain.charges import held_by_claims, insufficient_by_claims
 from drasim.explain.context import Context, allocated_devices, without
 from drasim.explain.hints import POD_CLAIM_ANNOTATION, replica_hints, unbacked_hints
 from drasim.explain.model import (
@@ -301,7 +301,8 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
         in_use = without(state, allocated)
     picked: list[Node] = []
     rejected = _node_filters(state, pod)
-    rejected |= insufficient_by_claims(state, pod, [n for n in state.nodes if n not in rejected])
+    rejected = held_by_claims(state, rejected) | insufficient_by_claims(
+        state, pod, [n for n in state.nodes if n not in rejected])
     for node in _pick_nodes(state, nodes):
         why = rejected.get(node.metadata.name)
         if why is None and pod.spec.node_name and not state.nodes and node.metadata.name != pod.spec.node_name:
