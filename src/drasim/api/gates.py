@@ -23,6 +23,8 @@ class ValidationFeatures:
     node_allocatable_resources: bool = False  # DRANodeAllocatableResources (alpha)
     partitionable_devices_type: bool = False  # DRAPartitionableDevicesType (alpha, 1.37)
     optional_node_operations: bool = False  # DRAOptionalNodeOperations (alpha, 1.37)
+    generic_workload: bool = False  # GenericWorkload: pod.spec.schedulingGroup (alpha 1.36, beta off 1.37)
+    workload_resource_claims: bool = False  # DRAWorkloadResourceClaims (+ GenericWorkload): PodGroup claims
 
 
 GATE_NAMES: dict[str, str] = {
@@ -39,4 +41,6 @@ GATE_NAMES: dict[str, str] = {
     "node_allocatable_resources": "DRANodeAllocatableResources",
     "partitionable_devices_type": "DRAPartitionableDevicesType",
     "optional_node_operations": "DRAOptionalNodeOperations",
+    "generic_workload": "GenericWorkload",
+    "workload_resource_claims": "DRAWorkloadResourceClaims",
 }

@@ -26,6 +26,14 @@ from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
 from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import ObjectMeta, OwnerReference
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate
+from drasim.api.scheduling import PodGroupStatus
+from drasim.cluster.podgroups import (
+    PENDING,
+    POD_GROUP_CLAIM_NAME_ANNOTATION,
+    group_claim_name,
+    owned_by_group,
+    record_group_claim,
+)
 from drasim.cluster.state import ClusterState, Key
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
 
@@ -49,6 +57,7 @@ __all__ = [
     "sync",
     "sync_claim",
     "sync_pod",
+    "sync_pod_groups",
 ]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -264,6 +273,13 @@ def _sync_pod(state: ClusterState, pod: Pod, *, seed: int, index: _OwnedIndex) -
     recorded: dict[str, str] = {}
     failed = False
     for entry in pod.spec.resource_claims:
+        shared = group_claim_name(state, pod, entry) if state.pod_groups else None
+        if shared is not None:
+            # The PodGroup's claim: recorded once the group's claim exists, never one of the pod's own.
+            if shared != PENDING and entry.resource_claim_template_name and \
+                    state.pod_claim_name(pod, entry.name) != shared:
+                recorded[entry.name] = shared
+            continue
         if not entry.resource_claim_template_name:
             continue
         try:
@@ -373,6 +389,56 @@ def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
     return events
 
 
+# --- PodGroups: template -> claim (DRAWorkloadResourceClaims, see controllers.podgroupclaims) ------------
+
+def sync_pod_groups(state: ClusterState, *, seed: int = 0) -> list[Event]:
+    """Create the claims of every PodGroup's template entries (sorted by namespace and name) and record them
+    in the PodGroup's status; a missing template is a Warning `FailedResourceClaimCreation`, retried."""
+    events: list[Event] = []
+    for key in sorted(state.pod_groups):
+        group = state.pod_groups[key]
+        if group.metadata.deletion_timestamp is not None or not group.spec.resource_claims:
+            continue
+        ns, name = key
+        if not group.metadata.uid:
+            group.metadata.uid = deterministic_uid(seed, "PodGroup", ns, name)
+        if group.status is None:
+            group.status = PodGroupStatus()
+        recorded = {s.name: s.resource_claim_name for s in group.status.resource_claim_statuses}
+        for entry in group.spec.resource_claims:
+            template_name = entry.resource_claim_template_name
+            if not template_name:
+                continue
+            current = recorded.get(entry.name)
+            if current and (claim := state.claims.get((ns, current))) is not None and owned_by_group(claim, group):
+                continue
+            template = state.templates.get((ns, template_name))
+            if template is None:
+                events.append(Event(state.now, WARNING, ref(group), "FailedResourceClaimCreation",
+                                    f'PodGroupResourceClaim {entry.name}: resource claim template "{template_name}": '
+                                    f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found'))
+                break
+            attempt = 0
+            while (ns, (claim_id := claim_name(ns, name, entry.name, seed=seed, attempt=attempt))) in state.claims:
+                attempt += 1
+            tmeta = template.spec.metadata or ObjectMeta()
+            meta = ObjectMeta(
+                name=claim_id, generate_name=claim_generate_name(name, entry.name), namespace=ns,
+                uid=deterministic_uid(seed, "ResourceClaim", ns, claim_id), creation_timestamp=state.now,
+                labels=dict(tmeta.labels),
+                annotations={**tmeta.annotations, POD_GROUP_CLAIM_NAME_ANNOTATION: entry.name},
+                owner_references=[OwnerReference(api_version=group.api_version, kind="PodGroup", name=name,
+                                                 uid=group.metadata.uid, controller=True,
+                                                 block_owner_deletion=True)])
+            state.add(ResourceClaim(metadata=meta, spec=copy_from_template(template.spec.spec)))
+            record_group_claim(group.status, entry.name, claim_id)
+            events.append(Event(state.now, NORMAL, ref(group), "CreatedResourceClaim",
+                                f"PodGroupResourceClaim {entry.name}: created ResourceClaim {claim_id} "
+                                f"from ResourceClaimTemplate {template_name}"))
+    return events
+
+
+
 # --- claims: reservedFor cleanup, deallocation, deletion ------------------------------------------
 
 def sync_claim(state: ClusterState, key: Key) -> list[Event]:
@@ -397,7 +463,9 @@ def sync_claim(state: ClusterState, key: Key) -> list[Event]:
                 events.append(Event(state.now, NORMAL, ref(claim), "ReservationRemoved",
                                     f"pod {consumer.name} {why}"))
                 continue
-        valid.append(consumer)  # other consumer kinds (PodGroups) are kept: drasim does not model them
+        # PodGroup consumers are kept: the KEP drops them with their PodGroup, and a dump or a cluster read
+        # without PodGroups cannot tell a deleted group from one that was not read.
+        valid.append(consumer)
 
     if len(valid) < len(reserved):
         assert status is not None
@@ -460,8 +528,8 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     namespace and name). Call it after anything changed pods or claims; a second call right after
     changes nothing."""
     assign_pod_uids(state, seed=seed)
+    events: list[Event] = sync_pod_groups(state, seed=seed) if state.pod_groups else []
     index = _OwnedIndex.build(state.claims.values())
-    events: list[Event] = []
     order = sorted(state.pods, key=lambda k: (state.arrival.get(k, 1 << 62), k))
     for key in order:
         pod = state.pods.get(key)

@@ -45,6 +45,7 @@ from datetime import datetime
 
 from drasim.api.core import Node, Pod, PodExtendedResourceClaimStatus, PodStatus
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference
+from drasim.cluster.podgroups import group_consumer, group_for_claim, reserved_for_group
 from drasim.cluster.podstatus import (
     POD_SCHEDULED,
     REASON_SCHEDULER_ERROR,
@@ -505,6 +506,9 @@ class Scheduler:
             claim = state.claims[ckey]
             if reserved_for_pod(claim, pod):
                 continue
+            group = group_for_claim(state, pod, ckey[1]) if state.pod_groups else None
+            if group is not None and reserved_for_group(claim, group):
+                continue
             allocation = result.allocations.get(ckey)
             if allocation is not None:
                 if FINALIZER not in claim.metadata.finalizers:
@@ -515,7 +519,7 @@ class Scheduler:
                 continue
             if binding and status.allocation.allocation_timestamp is None:
                 status.allocation.allocation_timestamp = state.now
-            status.reserved_for = [*status.reserved_for, consumer]
+            status.reserved_for = [*status.reserved_for, consumer if group is None else group_consumer(group)]
         if result.extended_status is not None:
             if pod.status is None:
                 pod.status = PodStatus()
