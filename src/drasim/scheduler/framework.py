@@ -53,7 +53,7 @@ from drasim.cluster.podstatus import (
     update_pod_condition,
 )
 from drasim.cluster.state import ClusterState, Key, key_of
-from drasim.scheduler import preemption
+from drasim.scheduler import gang, preemption
 from drasim.scheduler import scores as sc
 from drasim.scheduler import spread as ts
 from drasim.scheduler.cache import NodeCache, SelectorIndex
@@ -159,7 +159,8 @@ class Scheduler:
         result = ScheduleResult(pod=key, pod_object=pod)
         dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds,
                        max_steps=self.config.filter_budget_steps)
-        gated = dra.pre_enqueue()
+        gated = gang.pre_enqueue(state, pod) if self.config.gang_scheduling else None
+        gated = gated or dra.pre_enqueue()
         if gated is not None:
             result.status, result.message = GATED, gated
             return result
@@ -527,9 +528,9 @@ class Scheduler:
         key = key_of(pod)
         if state.pods.get(key) is not pod:
             state.add(pod)
-        if result.binding_wait:
-            # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve); the
-            # pod stays assumed on the node meanwhile.
+        if result.binding_wait or result.permit_wait:
+            # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve), or
+            # Permit for the gang (sim.gang); the pod stays assumed on the node meanwhile.
             self._cache.assumed[key] = result.node
             state.pod_changed(key)
             return

@@ -35,6 +35,7 @@ class ScheduleResult:
     delete_claims: list[Key] = field(default_factory=list)  # PostFilter: a stale extended-resource claim
     extended_status: PodExtendedResourceClaimStatus | None = None
     binding_wait: bool = False  # PreBind waits for devices' binding conditions: apply does not bind yet
+    permit_wait: bool = False  # Permit (GangScheduling) waits for the gang's quorum: apply does not bind yet
     pod_object: Pod | None = field(default=None, repr=False, compare=False)
 
     @property

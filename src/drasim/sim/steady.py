@@ -42,14 +42,21 @@ class SteadyStateWatch:
         return False
 
 
-def steady_note(state: ClusterState, binding: Mapping[Key, object], backoff: Mapping[Key, object]) -> str:
-    """`1 pod waits for binding conditions no Timeline sets` (and the pending pods no node can take)."""
+def steady_note(state: ClusterState, binding: Mapping[Key, object], backoff: Mapping[Key, object],
+                gangs: Mapping[Key, object] | None = None) -> str:
+    """`1 pod waits for binding conditions no Timeline sets` (and the pending pods no node can take); gang pods
+    in Permit: `2 pods of a gang wait in Permit for minCount pods of their PodGroup`."""
+    gangs = gangs or {}
     retrying = set(binding) | set(backoff)
-    pending = [k for k, p in state.pods.items() if not p.spec.node_name and k not in retrying
+    pending = [k for k, p in state.pods.items() if not p.spec.node_name and k not in retrying and k not in gangs
                and p.metadata.deletion_timestamp is None
                and (p.status is None or p.status.phase not in ("Succeeded", "Failed"))]
     n = len(retrying)
-    parts = [f"{n} pod{'s wait' if n != 1 else ' waits'} for binding conditions no Timeline sets"]
+    parts = [f"{n} pod{'s wait' if n != 1 else ' waits'} for binding conditions no Timeline sets"] if n else []
+    if gangs:
+        g = len(gangs)
+        parts.append(f"{g} pod{'s' if g != 1 else ''} of a gang wait{'' if g != 1 else 's'} in Permit for minCount "
+                     "pods of their PodGroup")
     if pending:
         parts.append(f"{len(pending)} pending pod{'s' if len(pending) != 1 else ''} no node can take")
     return "; ".join(parts)

@@ -1,0 +1,72 @@
+"""The GangScheduling plugin (PodGroups with a gang policy): PreEnqueue's quorum of pods and Permit's quorum.
+
+Read from kubernetes/kubernetes pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go (the
+Permit-based revisions of the 1.36/1.37 line): PreEnqueue keeps a pod out of the queue until its PodGroup exists
+and the group has at least minCount pods; Permit makes each pod wait (5 minutes) until minCount pods of the group
+are assumed or bound, then lets them all bind; a pod whose wait times out is rejected by the framework
+(pkg/scheduler/framework/runtime waiting pods: "rejected due to timeout after waiting %v at plugin %v").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+
+from drasim.api.core import Pod
+from drasim.api.scheduling import PodGroup, min_count
+from drasim.cluster.state import ClusterState, Key
+
+__all__ = [
+    "PERMIT_TIMEOUT", "PLUGIN", "WAITING_FOR_QUORUM", "gang_of", "group_pods", "pre_enqueue", "timeout_message",
+]
+
+PLUGIN = "GangScheduling"
+PERMIT_TIMEOUT = timedelta(minutes=5)  # permitTimeoutDuration
+WAITING_FOR_QUORUM = "waiting for minCount pods from a gang to be scheduled"
+_WAITING_FOR_PODS = "waiting for minCount pods from a gang to appear in scheduling queue"
+
+
+def timeout_message() -> str:
+    """The framework's rejection of a pod whose Permit wait ran out (Go's %v of 5 minutes is `5m0s`)."""
+    return f"rejected due to timeout after waiting 5m0s at plugin {PLUGIN}"
+
+
+def gang_of(state: ClusterState, pod: Pod) -> PodGroup | None:
+    """The pod's PodGroup when it has a gang policy (else None: basic groups and other pods are not gated)."""
+    ref = pod.spec.scheduling_group
+    if ref is None or not ref.pod_group_name:
+        return None
+    group = state.pod_groups.get((pod.metadata.namespace or "default", ref.pod_group_name))
+    return group if group is not None and group.spec.scheduling_policy.gang is not None else None
+
+
+def _alive(pod: Pod) -> bool:
+    phase = pod.status.phase if pod.status is not None else None
+    return pod.metadata.deletion_timestamp is None and phase not in ("Succeeded", "Failed")
+
+
+def group_pods(state: ClusterState, namespace: str, name: str, pods: Iterable[Pod] | None = None) -> list[Key]:
+    """The live pods (not finished, not being deleted) whose schedulingGroup names the PodGroup."""
+    out = []
+    for pod in state.pods.values() if pods is None else pods:
+        ref = pod.spec.scheduling_group
+        if ref is not None and ref.pod_group_name == name and (pod.metadata.namespace or "default") == namespace \
+                and _alive(pod):
+            out.append((namespace, pod.metadata.name))
+    return out
+
+
+def pre_enqueue(state: ClusterState, pod: Pod) -> str | None:
+    """PreEnqueue: why the pod may not enter the queue yet (UnschedulableAndUnresolvable), or None."""
+    ref = pod.spec.scheduling_group
+    if ref is None or not ref.pod_group_name:
+        return None
+    ns = pod.metadata.namespace or "default"
+    group = state.pod_groups.get((ns, ref.pod_group_name))
+    if group is None:
+        return f'waiting for pod\'s pod group "{ref.pod_group_name}" to appear in scheduling queue'
+    if group.spec.scheduling_policy.gang is None:
+        return None
+    if len(group_pods(state, ns, ref.pod_group_name)) < min_count(group):
+        return _WAITING_FOR_PODS
+    return None
