@@ -33,7 +33,7 @@ from drasim.scheduler.dra import PLUGIN
 from drasim.scheduler.filters import UNSCHEDULABLE
 from drasim.scheduler.framework import GATED
 from drasim.scheduler.prebind import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING
-from drasim.sim.gang import GangWaits
+from drasim.sim.gang import WAITING, GangWaits
 from drasim.sim.steady import SteadyStateWatch, steady_note
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
 from drasim.sim.workloads import WorkloadController, check_timeline_workloads, check_workloads
@@ -314,7 +314,7 @@ class Simulation:
                 if group is not None:
                     released = self.gang.permit(state, group, key, result, set(self.binding))
                     if not released:
-                        record.status, record.message = "Waiting", self.gang.message(key)
+                        record.status, record.message = WAITING, self.gang.message(key)
                     for other in released:
                         self._after_permit(other, self.pods[other].last if other != key else result)
                 elif result.node and result.binding_wait:

@@ -25,9 +25,10 @@ from drasim.cluster.podgroups import reserved_for_group
 from drasim.scheduler import Scheduler, ScheduleResult
 from drasim.scheduler.gang import PERMIT_TIMEOUT, WAITING_FOR_QUORUM, gang_of, group_pods, timeout_message
 
-__all__ = ["GangWaits", "PermitWait"]
+__all__ = ["WAITING", "GangWaits", "PermitWait"]
 
 CONDITION = "PodGroupScheduled"
+WAITING = "Waiting"  # PodRecord.status of a pod in Permit
 
 
 @dataclass
