@@ -46,3 +46,12 @@ def test_validate_accepts_the_example_with_the_gates() -> None:
     assert code == 0, out
     code, out = _invoke("validate", "-f", EXAMPLE, "--kubernetes-version", "1.36")
     assert code == 1 and 'no matches for kind "PodGroup"' in out
+
+
+def test_explain_names_the_pod_group_and_the_shared_claim() -> None:
+    code, out = _invoke("explain", "pod/group-1-xrbnwms25h-7fjp6", "-n", "podgroup-resourceclaimtemplate",
+                        "-f", CLUSTER, "-f", EXAMPLE, "--kubernetes-version", "1.37", "--feature-gates", GATES)
+    assert code == 0, out
+    assert "PodGroup podgroup-resourceclaimtemplate/group-1 (gang, minCount 2): 2 of its 2 pods bound; claims " \
+           "shared with the group: gpu" in out
+
