@@ -117,3 +117,21 @@ def test_capacity_arriving_before_the_timeout_completes_the_gang(tmp_path: Path)
     assert _placed(sim) == 3
     scheduled = [e for e in sim.result.events if e.reason == "Scheduled"]
     assert len(scheduled) == 3 and all(e.time == EPOCH + timedelta(minutes=2) for e in scheduled)
+
+
+def test_a_gang_that_never_fits_stops_at_steady_state_on_many_nodes(tmp_path: Path) -> None:
+    """Each retry may put the waiting pods on other nodes (the tie-break): the run still stops after one
+    timeout instead of repeating it for the whole horizon."""
+    nodes: list[dict[str, Any]] = []
+    for i in range(6):
+        nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
+                      "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}})
+        nodes.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                      "metadata": {"name": f"n{i}-gpus"},
+                      "spec": {"driver": "gpu.example.com", "nodeName": f"n{i}",
+                               "pool": {"name": f"n{i}", "generation": 1, "resourceSliceCount": 1},
+                               "devices": [{"name": "gpu-0"}]}})
+    sim = _simulate(tmp_path, _docs(9, 9, extra=nodes))  # 8 GPUs (2 + 6), 9 pods
+    assert _placed(sim) == 0
+    assert sim.result.end - sim.result.start <= timedelta(minutes=10)
+    assert "8 pods of a gang wait in Permit" in sim.result.steady_state

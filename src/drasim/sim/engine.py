@@ -243,7 +243,7 @@ class Simulation:
             # Before the clock moves on: with only PreBind retries ahead, a shape seen before ends the run.
             if others:
                 self.steady.reset()
-            elif self.steady.repeats(state, {**self.binding, **self.gang.waiting}, self.backoff):
+            elif self.steady.repeats(state, self.binding, self.backoff, self.gang.waiting, self.gang.claims()):
                 self.steady_state = steady_note(state, self.binding, self.backoff, self.gang.waiting)
                 break
             rounds_here = 0

@@ -114,6 +114,10 @@ class GangWaits:
             claim.status.reserved_for = []
             state.set_allocation(ckey, None)
 
+    def claims(self) -> set[Key]:
+        """The claims allocated in the cycles of the pods waiting now."""
+        return {ckey for wait in self.waiting.values() for ckey in wait.result.allocations}
+
     def next_time(self) -> datetime | None:
         return min((w.deadline for w in self.waiting.values()), default=None)
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 
 from drasim.cluster import ClusterState, Key
 
 
-def _allocations(state: ClusterState) -> tuple[tuple[Key, tuple[tuple[str, str, str], ...]], ...]:
+def _allocations(state: ClusterState, skip: Collection[Key] = ()
+                 ) -> tuple[tuple[Key, tuple[tuple[str, str, str], ...]], ...]:
     out = []
     for key, claim in state.claims.items():
+        if key in skip:
+            continue
         allocation = claim.status.allocation if claim.status else None
         if allocation is not None:
             out.append((key, tuple((r.driver, r.pool, r.device) for r in allocation.devices.results)))
@@ -32,10 +35,16 @@ class SteadyStateWatch:
         """Something else lies ahead (a Timeline action, an eviction...): earlier shapes prove nothing."""
         self._seen.clear()
 
-    def repeats(self, state: ClusterState, binding: Mapping[Key, object], backoff: Mapping[Key, object]) -> bool:
-        """Record the shape now; True when it was seen before since the last reset."""
-        shape = (tuple(sorted((k, getattr(w, "node", "")) for k, w in binding.items())), tuple(sorted(backoff)),
-                 tuple(sorted((k, p.spec.node_name or "") for k, p in state.pods.items())), _allocations(state))
+    def repeats(self, state: ClusterState, binding: Mapping[Key, object], backoff: Mapping[Key, object],
+                gangs: Mapping[Key, object] | None = None, gang_claims: Collection[Key] = ()) -> bool:
+        """Record the shape now; True when it was seen before since the last reset. Gang pods in Permit
+        (`gangs`) count without their nodes and the claims they hold (`gang_claims`) without their devices:
+        each retry of a gang that cannot complete may pick other nodes by the tie-break, and ends the same."""
+        waits = sorted((k, getattr(w, "node", "")) for k, w in binding.items())
+        waits += sorted((k, "") for k in gangs or {})
+        shape = (tuple(waits), tuple(sorted(backoff)),
+                 tuple(sorted((k, p.spec.node_name or "") for k, p in state.pods.items())),
+                 _allocations(state, gang_claims))
         if shape in self._seen:
             return True
         self._seen.add(shape)
