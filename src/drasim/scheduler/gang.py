@@ -14,7 +14,8 @@ from datetime import timedelta
 
 from drasim.api.core import Pod
 from drasim.api.scheduling import PodGroup, min_count
-from drasim.cluster.state import ClusterState, Key
+from drasim.cluster.podgroups import pod_group_of
+from drasim.cluster.state import ClusterState, Key, key_of
 
 __all__ = [
     "PERMIT_TIMEOUT", "PLUGIN", "WAITING_FOR_QUORUM", "gang_of", "group_pods", "pre_enqueue", "timeout_message",
@@ -33,10 +34,7 @@ def timeout_message() -> str:
 
 def gang_of(state: ClusterState, pod: Pod) -> PodGroup | None:
     """The pod's PodGroup when it has a gang policy (else None: basic groups and other pods are not gated)."""
-    ref = pod.spec.scheduling_group
-    if ref is None or not ref.pod_group_name:
-        return None
-    group = state.pod_groups.get((pod.metadata.namespace or "default", ref.pod_group_name))
+    group = pod_group_of(state, pod)
     return group if group is not None and group.spec.scheduling_policy.gang is not None else None
 
 
@@ -61,12 +59,11 @@ def pre_enqueue(state: ClusterState, pod: Pod) -> str | None:
     ref = pod.spec.scheduling_group
     if ref is None or not ref.pod_group_name:
         return None
-    ns = pod.metadata.namespace or "default"
-    group = state.pod_groups.get((ns, ref.pod_group_name))
+    group = pod_group_of(state, pod)
     if group is None:
         return f'waiting for pod\'s pod group "{ref.pod_group_name}" to appear in scheduling queue'
     if group.spec.scheduling_policy.gang is None:
         return None
-    if len(group_pods(state, ns, ref.pod_group_name)) < min_count(group):
+    if len(group_pods(state, *key_of(group))) < min_count(group):
         return _WAITING_FOR_PODS
     return None

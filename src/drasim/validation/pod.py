@@ -28,13 +28,7 @@ class PodChecker(Checker):
         names: set[str] = set()
         for i, c in enumerate(spec.resource_claims):
             p = index(claims_path, i)
-            if not c.name:
-                self.required(child(p, "name"))
-            elif c.name in names:
-                self.duplicate(child(p, "name"), c.name)
-            else:
-                self.dns_label(c.name, child(p, "name"))
-                names.add(c.name)
+            self.list_map_name(c.name, child(p, "name"), names)
             if c.source is not None:
                 # `source` (1.26-1.30) was replaced by the two fields below in 1.31: a current API server does
                 # not know it (kubectl's strict field validation rejects it; without it the entry names no claim).

@@ -45,13 +45,7 @@ class PodGroupChecker(Checker):
         return group
 
     def _claim(self, claim: PodGroupResourceClaim, path: str, names: set[str]) -> None:
-        if not claim.name:
-            self.required(child(path, "name"))
-        elif claim.name in names:
-            self.duplicate(child(path, "name"), claim.name)
-        else:
-            self.dns_label(claim.name, child(path, "name"))
-            names.add(claim.name)
+        self.list_map_name(claim.name, child(path, "name"), names)
         if claim.resource_claim_name is None and claim.resource_claim_template_name is None:
             self.invalid(path, "", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
         elif claim.resource_claim_name is not None and claim.resource_claim_template_name is not None:
