@@ -82,3 +82,4 @@ def test_gates_off_refuse_the_podgroups_naming_the_gates() -> None:
 def test_1_35_has_no_podgroups() -> None:
     inputs = lib.load([str(CLUSTER), str(EXAMPLE)], release=lib.profile("1.35", "GenericWorkload=true"))
     assert all("they came in 1.36" in f.message for _s, f in inputs.admission.errors())
+

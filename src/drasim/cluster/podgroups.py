@@ -20,8 +20,9 @@ from drasim.api.scheduling import GROUP, POD_GROUPS, PodGroup, PodGroupResourceC
 from drasim.cluster.state import ClusterState
 
 __all__ = [
-    "PENDING", "POD_GROUP_CLAIM_NAME_ANNOTATION", "group_claim_name", "group_consumer", "owned_by_group",
-    "pod_group_of", "record_group_claim", "reserved_for_group",
+    "PENDING", "POD_GROUP_CLAIM_NAME_ANNOTATION", "group_claim_name", "group_consumer", "group_for_claim",
+    "owned_by_group", "owned_by_pods_group", "pod_group_of", "record_group_claim", "reserved_for_group",
+    "reserved_for_pods_group",
 ]
 
 POD_GROUP_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/podgroup-claim-name"
@@ -99,3 +100,10 @@ def group_for_claim(state: ClusterState, pod: Pod, claim_name: str) -> PodGroup 
         if group_claim_name(state, pod, entry) == claim_name:
             return group
     return None
+
+
+def reserved_for_pods_group(state: ClusterState, claim: ResourceClaim, pod: Pod) -> bool:
+    """Whether the claim is the pod's through its PodGroup's reservation (the KEP: consumers of a claim
+    reserved for a PodGroup are the group's pods, e.g. for device-taint eviction)."""
+    group = group_for_claim(state, pod, claim.metadata.name)
+    return group is not None and reserved_for_group(claim, group)

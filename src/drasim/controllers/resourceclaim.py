@@ -32,7 +32,9 @@ from drasim.cluster.podgroups import (
     POD_GROUP_CLAIM_NAME_ANNOTATION,
     group_claim_name,
     owned_by_group,
+    owned_by_pods_group,
     record_group_claim,
+    reserved_for_pods_group,
 )
 from drasim.cluster.state import ClusterState, Key
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
@@ -219,7 +221,8 @@ def allocated_claims(state: ClusterState, pod: Pod) -> Iterator[tuple[Key, Resou
         claim = state.claims.get((ns, name)) if name else None
         if claim is None or claim.status is None or claim.status.allocation is None:
             continue
-        if entry.resource_claim_template_name and not is_owned_by(claim, pod):
+        if entry.resource_claim_template_name and not (is_owned_by(claim, pod)
+                                                       or owned_by_pods_group(state, claim, pod)):
             continue
         yield (ns, name or ""), claim
 
@@ -376,7 +379,8 @@ def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
     """Spec §6.1 step 5: a pod bound without the scheduler gets itself into `reservedFor` of allocated claims."""
     events: list[Event] = []
     for _key, claim in allocated_claims(state, pod):
-        if is_reserved_for(claim, pod) or claim.metadata.deletion_timestamp is not None:
+        if is_reserved_for(claim, pod) or claim.metadata.deletion_timestamp is not None or \
+                reserved_for_pods_group(state, claim, pod):
             continue
         assert claim.status is not None  # allocated
         if len(claim.status.reserved_for) >= MAX_RESERVED_FOR:
