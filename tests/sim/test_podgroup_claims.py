@@ -83,3 +83,13 @@ def test_1_35_has_no_podgroups() -> None:
     inputs = lib.load([str(CLUSTER), str(EXAMPLE)], release=lib.profile("1.35", "GenericWorkload=true"))
     assert all("they came in 1.36" in f.message for _s, f in inputs.admission.errors())
 
+
+
+def test_the_html_report_lists_the_groups_and_only_then() -> None:
+    from drasim.report import collect, render
+
+    page = render(collect(_run().result, explain=False))
+    assert '<section id="podgroups"><h2>PodGroups (2)</h2>' in page
+    assert "group-1 (gang, minCount 2): 2/2 pods placed" in page
+    plain = lib.simulate(lib.load([str(CLUSTER)], release=lib.profile("1.37"))).result
+    assert 'id="podgroups"' not in render(collect(plain, explain=False))
