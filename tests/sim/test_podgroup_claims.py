@@ -93,3 +93,48 @@ def test_the_html_report_lists_the_groups_and_only_then() -> None:
     assert "group-1 (gang, minCount 2): 2/2 pods placed" in page
     plain = lib.simulate(lib.load([str(CLUSTER)], release=lib.profile("1.37"))).result
     assert 'id="podgroups"' not in render(collect(plain, explain=False))
+
+
+def test_a_named_claim_of_a_basic_group_is_reserved_once_for_the_group(tmp_path: Path) -> None:
+    """A PodGroup entry naming an existing claim (`resourceClaimName`): pods whose entry matches it exactly
+    share it, reserved for the PodGroup instead of per pod (the KEP's "Allocate")."""
+    path = tmp_path / "named.yaml"
+    path.write_text("""apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: readers, namespace: default}
+spec:
+  schedulingPolicy: {basic: {}}
+  resourceClaims:
+  - {name: gpu, resourceClaimName: shared}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: readers, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: readers}}
+  template:
+    metadata: {labels: {app: readers}}
+    spec:
+      schedulingGroup: {podGroupName: readers}
+      containers:
+      - name: c
+        image: x
+        resources: {claims: [{name: gpu}]}
+      resourceClaims:
+      - {name: gpu, resourceClaimName: shared}
+""")
+    sim = lib.simulate(lib.load([str(CLUSTER), str(path)], release=lib.profile("1.37", GATES)))
+    assert not sim.pending
+    claim = sim.result.state.claims[("default", "shared")]
+    assert claim.status is not None
+    assert [(r.resource, r.name) for r in claim.status.reserved_for] == [("podgroups", "readers")]
