@@ -339,21 +339,27 @@ def _needs_admin_access(template: ResourceClaimTemplate) -> bool:
 
 def _new_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, template: ResourceClaimTemplate, *,
                seed: int) -> ResourceClaim:
+    owner = OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name, uid=pod.metadata.uid or "",
+                           controller=True, block_owner_deletion=True)
+    return _claim_from_template(state, ns, owner, pod_claim, POD_CLAIM_NAME_ANNOTATION, template, seed=seed)
+
+
+def _claim_from_template(state: ClusterState, ns: str, owner: OwnerReference, entry: str, annotation: str,
+                         template: ResourceClaimTemplate, *, seed: int) -> ResourceClaim:
+    """A claim for the `entry` claim of `owner` (a Pod or a PodGroup), named from `<owner>-<entry>-`."""
     attempt = 0
-    while (ns, (name := claim_name(ns, pod.metadata.name, pod_claim, seed=seed, attempt=attempt))) in state.claims:
+    while (ns, (name := claim_name(ns, owner.name, entry, seed=seed, attempt=attempt))) in state.claims:
         attempt += 1  # the API server would answer AlreadyExists; the controller's retry draws again
     tmeta = template.spec.metadata or ObjectMeta()
     meta = ObjectMeta(
         name=name,
-        generate_name=claim_generate_name(pod.metadata.name, pod_claim),
+        generate_name=claim_generate_name(owner.name, entry),
         namespace=ns,
         uid=deterministic_uid(seed, "ResourceClaim", ns, name),
         creation_timestamp=state.now,
         labels=dict(tmeta.labels),
-        annotations={**tmeta.annotations, POD_CLAIM_NAME_ANNOTATION: pod_claim},
-        owner_references=[OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name,
-                                         uid=pod.metadata.uid or "", controller=True,
-                                         block_owner_deletion=True)],
+        annotations={**tmeta.annotations, annotation: entry},
+        owner_references=[owner],
     )
     spec = template.spec.spec
     return ResourceClaim(metadata=meta, spec=copy_from_template(spec))
@@ -393,7 +399,7 @@ def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
     return events
 
 
-# --- PodGroups: template -> claim (DRAWorkloadResourceClaims, see controllers.podgroupclaims) ------------
+# --- PodGroups: template -> claim (DRAWorkloadResourceClaims, see cluster.podgroups) ----------------------
 
 def sync_pod_groups(state: ClusterState, *, seed: int = 0) -> list[Event]:
     """Create the claims of every PodGroup's template entries (sorted by namespace and name) and record them
@@ -422,25 +428,17 @@ def sync_pod_groups(state: ClusterState, *, seed: int = 0) -> list[Event]:
                                     f'PodGroupResourceClaim {entry.name}: resource claim template "{template_name}": '
                                     f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found'))
                 break
-            attempt = 0
-            while (ns, (claim_id := claim_name(ns, name, entry.name, seed=seed, attempt=attempt))) in state.claims:
-                attempt += 1
-            tmeta = template.spec.metadata or ObjectMeta()
-            meta = ObjectMeta(
-                name=claim_id, generate_name=claim_generate_name(name, entry.name), namespace=ns,
-                uid=deterministic_uid(seed, "ResourceClaim", ns, claim_id), creation_timestamp=state.now,
-                labels=dict(tmeta.labels),
-                annotations={**tmeta.annotations, POD_GROUP_CLAIM_NAME_ANNOTATION: entry.name},
-                owner_references=[OwnerReference(api_version=group.api_version, kind="PodGroup", name=name,
-                                                 uid=group.metadata.uid, controller=True,
-                                                 block_owner_deletion=True)])
-            state.add(ResourceClaim(metadata=meta, spec=copy_from_template(template.spec.spec)))
+            owner = OwnerReference(api_version=group.api_version, kind="PodGroup", name=name,
+                                   uid=group.metadata.uid, controller=True, block_owner_deletion=True)
+            claim = _claim_from_template(state, ns, owner, entry.name, POD_GROUP_CLAIM_NAME_ANNOTATION, template,
+                                         seed=seed)
+            claim_id = claim.metadata.name
+            state.add(claim)
             record_group_claim(group.status, entry.name, claim_id)
             events.append(Event(state.now, NORMAL, ref(group), "CreatedResourceClaim",
                                 f"PodGroupResourceClaim {entry.name}: created ResourceClaim {claim_id} "
                                 f"from ResourceClaimTemplate {template_name}"))
     return events
-
 
 
 # --- claims: reservedFor cleanup, deallocation, deletion ------------------------------------------
