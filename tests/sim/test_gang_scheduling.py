@@ -135,3 +135,32 @@ def test_a_gang_that_never_fits_stops_at_steady_state_on_many_nodes(tmp_path: Pa
     assert _placed(sim) == 0
     assert sim.result.end - sim.result.start <= timedelta(minutes=10)
     assert "8 pods of a gang wait in Permit" in sim.result.steady_state
+
+
+def test_pods_beyond_min_count_bind_once_the_quorum_is_bound(tmp_path: Path) -> None:
+    """Permit counts bound pods of the group too: after the first minCount bind, each later pod is let through."""
+    sim = _simulate(tmp_path, _docs(2, 1))
+    assert _placed(sim) == 2
+    sim = _simulate(tmp_path, _docs(3, 2))  # 2 GPUs: two bind together, the third finds no device
+    assert _placed(sim) == 2
+    assert not [r for r in sim.result.pods.values() if r.status == "Waiting"]
+
+
+def test_the_pass_caches_change_no_result(tmp_path: Path) -> None:
+    """The per-pass member cache (fast paths) gives what counting afresh every time gives."""
+    from drasim.sim.engine import simulate as run
+    from drasim.sim.settle import simulation_options
+
+    for docs in (_docs(3, 3), _docs(2, 2), _docs(3, 2)):
+        path = tmp_path / "gang.yaml"
+        path.write_text(yaml.safe_dump_all(docs))
+        release = lib.profile("1.37", GANG)
+        inputs = lib.load([str(CLUSTER), str(path)], release=release)
+        outcomes = []
+        for fast in (True, False):
+            options = simulation_options(release)
+            options.fast_paths = fast
+            result = run(inputs.objects, inputs.timelines, options)
+            outcomes.append(([(str(e.time), e.object, e.reason, e.message) for e in result.events],
+                             sorted((k, p.spec.node_name) for k, p in result.state.pods.items())))
+        assert outcomes[0] == outcomes[1]

@@ -126,6 +126,7 @@ class Scheduler:
         self._cache = NodeCache()
         self._dra = DraCaches()
         self._failures: FailureMemory | None = None  # see reuse_failures
+        self.gang_members: gang.MemberCache | None = None  # PodGroup members, kept for one pass (reuse_failures)
 
     # --- repeated failures ----------------------------------------------------------------------
 
@@ -133,6 +134,7 @@ class Scheduler:
         """Remember failed cycles while the caller guarantees that `state` changes only through `apply`
         (None: stop, and forget them); see queue.FailureMemory."""
         self._failures = FailureMemory(state) if state is not None else None
+        self.gang_members = {} if state is not None else None
 
     # --- queue ----------------------------------------------------------------------------------
 
@@ -159,7 +161,7 @@ class Scheduler:
         result = ScheduleResult(pod=key, pod_object=pod)
         dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds,
                        max_steps=self.config.filter_budget_steps)
-        gated = gang.pre_enqueue(state, pod) if self.config.gang_scheduling else None
+        gated = gang.pre_enqueue(state, pod, self.gang_members) if self.config.gang_scheduling else None
         gated = gated or dra.pre_enqueue()
         if gated is not None:
             result.status, result.message = GATED, gated

@@ -9,7 +9,6 @@ are assumed or bound, then lets them all bind; a pod whose wait times out is rej
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import timedelta
 
 from drasim.api.core import Pod
@@ -18,7 +17,8 @@ from drasim.cluster.podgroups import pod_group_of
 from drasim.cluster.state import ClusterState, Key, key_of
 
 __all__ = [
-    "PERMIT_TIMEOUT", "PLUGIN", "WAITING_FOR_QUORUM", "gang_of", "group_pods", "pre_enqueue", "timeout_message",
+    "PERMIT_TIMEOUT", "PLUGIN", "WAITING_FOR_QUORUM", "MemberCache", "gang_of", "group_pods", "pre_enqueue",
+    "timeout_message",
 ]
 
 PLUGIN = "GangScheduling"
@@ -43,10 +43,20 @@ def _alive(pod: Pod) -> bool:
     return pod.metadata.deletion_timestamp is None and phase not in ("Succeeded", "Failed")
 
 
-def group_pods(state: ClusterState, namespace: str, name: str, pods: Iterable[Pod] | None = None) -> list[Key]:
+# Members per PodGroup, kept for one scheduling pass (the engine's fast path): within a pass pods are only
+# bound, never added, removed or finished, so a group's members stay the same.
+MemberCache = dict[Key, list[Key]]
+
+
+def group_pods(state: ClusterState, namespace: str, name: str, cache: MemberCache | None = None) -> list[Key]:
     """The live pods (not finished, not being deleted) whose schedulingGroup names the PodGroup."""
+    if cache is not None:
+        found = cache.get((namespace, name))
+        if found is None:
+            found = cache[(namespace, name)] = group_pods(state, namespace, name)
+        return found
     out = []
-    for pod in state.pods.values() if pods is None else pods:
+    for pod in state.pods.values():
         ref = pod.spec.scheduling_group
         if ref is not None and ref.pod_group_name == name and (pod.metadata.namespace or "default") == namespace \
                 and _alive(pod):
@@ -54,7 +64,7 @@ def group_pods(state: ClusterState, namespace: str, name: str, pods: Iterable[Po
     return out
 
 
-def pre_enqueue(state: ClusterState, pod: Pod) -> str | None:
+def pre_enqueue(state: ClusterState, pod: Pod, cache: MemberCache | None = None) -> str | None:
     """PreEnqueue: why the pod may not enter the queue yet (UnschedulableAndUnresolvable), or None."""
     ref = pod.spec.scheduling_group
     if ref is None or not ref.pod_group_name:
@@ -64,6 +74,6 @@ def pre_enqueue(state: ClusterState, pod: Pod) -> str | None:
         return f'waiting for pod\'s pod group "{ref.pod_group_name}" to appear in scheduling queue'
     if group.spec.scheduling_policy.gang is None:
         return None
-    if len(group_pods(state, *key_of(group))) < min_count(group):
+    if len(group_pods(state, *key_of(group), cache)) < min_count(group):
         return _WAITING_FOR_PODS
     return None

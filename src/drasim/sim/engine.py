@@ -291,6 +291,7 @@ class Simulation:
         changed = False
         # Within the pass the state changes only through Scheduler.apply (which forgets remembered failures).
         self.scheduler.reuse_failures(state if self.options.fast_paths else None)
+        self.gang.new_pass()
         try:
             for key in [k for k, t in self.backoff.items() if t <= state.now]:
                 del self.backoff[key]
@@ -312,7 +313,8 @@ class Simulation:
                 record.message = result.message
                 ref = f"Pod/{key[0]}/{key[1]}"
                 if group is not None:
-                    released = self.gang.permit(state, group, key, result, set(self.binding))
+                    released = self.gang.permit(state, group, key, result, set(self.binding),
+                                                self.scheduler.gang_members)
                     if not released:
                         record.status, record.message = WAITING, self.gang.message(key)
                     for other in released:

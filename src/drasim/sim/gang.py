@@ -23,7 +23,14 @@ from drasim.cluster import ClusterState, Key, key_of
 from drasim.cluster.clock import later
 from drasim.cluster.podgroups import reserved_for_group
 from drasim.scheduler import Scheduler, ScheduleResult
-from drasim.scheduler.gang import PERMIT_TIMEOUT, WAITING_FOR_QUORUM, gang_of, group_pods, timeout_message
+from drasim.scheduler.gang import (
+    PERMIT_TIMEOUT,
+    WAITING_FOR_QUORUM,
+    MemberCache,
+    gang_of,
+    group_pods,
+    timeout_message,
+)
 
 __all__ = ["WAITING", "GangWaits", "PermitWait"]
 
@@ -50,28 +57,50 @@ class GangWaits:
     """Every pod waiting in Permit, by pod key."""
 
     waiting: dict[Key, PermitWait] = field(default_factory=dict)
+    _by_group: dict[Key, set[Key]] = field(default_factory=dict)  # the keys of `waiting`, per PodGroup
+    _placed_memo: dict[Key, int] = field(default_factory=dict)  # `_placed` per group, for one pass
 
     def gang(self, state: ClusterState, pod: Pod) -> PodGroup | None:
         """The pod's gang PodGroup (None: Permit lets it through at once)."""
         return gang_of(state, pod) if state.pod_groups else None
 
     def permit(self, state: ClusterState, group: PodGroup, key: Key, result: ScheduleResult,
-               others: set[Key]) -> list[Key]:
+               others: set[Key], members: MemberCache | None = None) -> list[Key]:
         """Permit for a pod the cycle placed (`result`, applied with `permit_wait`): the pods to bind now, this
         one and every waiting pod of its group, once minCount of them are assumed or bound; else [] and the
-        pod waits. `others` are pods of the group assumed elsewhere (PreBind) that count as scheduled."""
+        pod waits. `others` are pods of the group assumed elsewhere (PreBind) that count as scheduled;
+        `members`: the pass's cache of group members (the scheduler's)."""
         gkey = key_of(group)
         assert result.node is not None
         self.waiting[key] = PermitWait(result.node, state.now, result, gkey)
-        members = group_pods(state, *gkey)
-        scheduled = [k for k in members if k in self.waiting or k in others or state.pods[k].spec.node_name]
-        if len(scheduled) < min_count(group):
-            return []
-        released = sorted(k for k, w in self.waiting.items() if w.group == gkey)
+        waiting = self._by_group.setdefault(gkey, set())
+        waiting.add(key)
+        if len(waiting) < min_count(group):  # else no need to count: waiting pods alone are the quorum
+            scheduled = len(waiting) + self._placed(state, gkey, others, members)
+            if scheduled < min_count(group):
+                return []
+        released = sorted(waiting)
         for k in released:
             del self.waiting[k]
+        del self._by_group[gkey]
+        self._placed_memo.pop(gkey, None)  # the released pods are bound (or in PreBind) now
         _condition(state, group, "True", "Scheduled", "")
         return released
+
+    def _placed(self, state: ClusterState, gkey: Key, others: set[Key], members: MemberCache | None) -> int:
+        """Members of the group bound or in PreBind (not waiting in Permit): counted once per pass with a cache,
+        since within a pass only Permit's releases bind pods of a group, and those were waiting."""
+        if members is not None and gkey in self._placed_memo:
+            return self._placed_memo[gkey]
+        count = sum(1 for k in group_pods(state, *gkey, members)
+                    if k not in self.waiting and (k in others or state.pods[k].spec.node_name))
+        if members is not None:
+            self._placed_memo[gkey] = count
+        return count
+
+    def new_pass(self) -> None:
+        """Forget what `_placed` counted (bindings outside Permit happen between passes)."""
+        self._placed_memo.clear()
 
     def message(self, key: Key) -> str:
         wait = self.waiting[key]
@@ -86,6 +115,7 @@ class GangWaits:
             if pod is not None and pod.metadata.deletion_timestamp is None and wait.deadline > state.now:
                 continue
             del self.waiting[key]
+            self._forget(wait.group, key)
             if pod is None:
                 scheduler.forget(state, key)
                 continue
@@ -113,6 +143,13 @@ class GangWaits:
                 continue
             claim.status.reserved_for = []
             state.set_allocation(ckey, None)
+
+    def _forget(self, gkey: Key, key: Key) -> None:
+        keys = self._by_group.get(gkey)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._by_group[gkey]
 
     def claims(self) -> set[Key]:
         """The claims allocated in the cycles of the pods waiting now."""
