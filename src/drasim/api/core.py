@@ -120,6 +120,12 @@ class TopologySpreadConstraint(Lenient):
     label_selector: LabelSelector | None = None
 
 
+class PodSchedulingGroup(Lenient):
+    """`spec.schedulingGroup` (GenericWorkload): the PodGroup the pod belongs to."""
+
+    pod_group_name: str | None = None
+
+
 class PodSpec(Lenient):
     node_name: str | None = None
     node_selector: dict[str, str] = {}
@@ -133,6 +139,7 @@ class PodSpec(Lenient):
     init_containers: list[Container] = []
     overhead: dict[str, Quantity] = {}
     topology_spread_constraints: list[TopologySpreadConstraint] = []
+    scheduling_group: PodSchedulingGroup | None = None
 
 
 class PodResourceClaimStatus(Lenient):

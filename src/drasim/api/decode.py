@@ -25,7 +25,8 @@ __all__ = ["DecodeResult", "decode_as", "decode_documents", "decode_json_bytes",
 
 RESOURCE_GROUP = "resource.k8s.io"
 # Versions of the other groups drasim reads; everything else is skipped with a warning.
-_SERVED_VERSIONS = {"": ("v1",), "apps": ("v1",), "batch": ("v1",), RESOURCE_GROUP: CONVERTIBLE_VERSIONS}
+_SERVED_VERSIONS = {"": ("v1",), "apps": ("v1",), "batch": ("v1",), RESOURCE_GROUP: CONVERTIBLE_VERSIONS,
+                    "scheduling.k8s.io": ("v1alpha2",)}
 # How many `field: null` entries one object may have (each is dropped and decoding retried, see _convert).
 _MAX_NULL_FIXES = 1000
 

@@ -25,6 +25,8 @@ class ValidationFeatures:
     optional_node_operations: bool = False  # DRAOptionalNodeOperations (alpha, 1.37)
     # The Device field the release serves for node-allocatable resources (releases.node_allocatable_field).
     node_allocatable_field: str | None = "nodeAllocatableResourceMappings"
+    generic_workload: bool = False  # GenericWorkload: pod.spec.schedulingGroup (alpha 1.36, beta off 1.37)
+    workload_resource_claims: bool = False  # DRAWorkloadResourceClaims (+ GenericWorkload): PodGroup claims
 
 
 GATE_NAMES: dict[str, str] = {
@@ -41,4 +43,6 @@ GATE_NAMES: dict[str, str] = {
     "node_allocatable_resources": "DRANodeAllocatableResources",
     "partitionable_devices_type": "DRAPartitionableDevicesType",
     "optional_node_operations": "DRAOptionalNodeOperations",
+    "generic_workload": "GenericWorkload",
+    "workload_resource_claims": "DRAWorkloadResourceClaims",
 }

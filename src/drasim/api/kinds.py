@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from drasim.api import core, resource
+from drasim.api import core, resource, scheduling
 
 KubeObject = (
     resource.ResourceSlice | resource.DeviceClass | resource.ResourceClaim | resource.ResourceClaimTemplate
     | resource.DeviceTaintRule | core.Node | core.Namespace | core.Pod | core.Deployment | core.ReplicaSet
-    | core.StatefulSet | core.Job
+    | core.StatefulSet | core.Job | scheduling.PodGroup
 )
 
 # group ("" for core) -> kind -> struct type
@@ -22,6 +22,7 @@ KINDS: dict[str, dict[str, type]] = {
     "": {"Node": core.Node, "Namespace": core.Namespace, "Pod": core.Pod},
     "apps": {"Deployment": core.Deployment, "ReplicaSet": core.ReplicaSet, "StatefulSet": core.StatefulSet},
     "batch": {"Job": core.Job},
+    scheduling.GROUP: {"PodGroup": scheduling.PodGroup},
 }
 
 # Versions of resource.k8s.io that drasim reads; everything is converted to v1 on decode.

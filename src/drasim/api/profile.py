@@ -78,6 +78,12 @@ GATES: dict[str, Gate] = _gates(
     ("DRAOptionalNodeOperations", "- - - - - - - A", "skipNodeOperations on ResourceSlices"),
     ("DRADerivedAttributes", "- - - - - - - A", "attributes derived from other attributes"),
     ("DRADeviceCompatibilityGroups", "- - - - - - - A", "device compatibility groups"),
+    # The workload API DRAWorkloadResourceClaims builds on: PodGroup objects and pod.spec.schedulingGroup
+    # (GenericWorkload, beta and off in 1.37 per kube-scheduler's versioned table at kubernetes ead35706) and
+    # the all-or-nothing gang plugin (GangScheduling: alpha since 1.35 in pkg/features/kube_features.go; not in
+    # that 1.37 table, so its 1.37 stage is unconfirmed and kept alpha).
+    ("GenericWorkload", "- - - - - A A B-", "PodGroup objects and pod.spec.schedulingGroup (scheduling.k8s.io)"),
+    ("GangScheduling", "- - - - - A A A", "all-or-nothing scheduling of a PodGroup's pods (minCount)"),
 )
 
 # resource.k8s.io versions that exist in each release, per kind ("*" = the four core DRA kinds). Only GA
@@ -97,6 +103,14 @@ _API_VERSIONS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 _CORE_KINDS = ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
 GROUP = "resource.k8s.io"
+WORKLOAD_GROUP = "scheduling.k8s.io"
+# The gates a PodGroup workload with shared claims needs (the example driver's README names the three).
+WORKLOAD_GATES = ("GenericWorkload", "GangScheduling", "DRAWorkloadResourceClaims")
+
+
+def since_136(version: str) -> bool:
+    """Whether the release serves scheduling.k8s.io/v1alpha2 PodGroups at all (1.36 and later)."""
+    return RELEASES.index(version) >= RELEASES.index("1.36")
 
 # served: on in a default API server; runtime-config: exists but needs --runtime-config; absent: no such
 # version (or the kind's feature gate is off, so the resource is not registered at all).
@@ -116,6 +130,8 @@ _VALIDATION_GATES: dict[str, tuple[str, ...]] = {
     "node_allocatable_resources": ("DRANodeAllocatableResources",),
     "partitionable_devices_type": ("DRAPartitionableDevicesType",),
     "optional_node_operations": ("DRAOptionalNodeOperations",),
+    "generic_workload": ("GenericWorkload",),
+    "workload_resource_claims": ("GenericWorkload", "DRAWorkloadResourceClaims"),
 }
 
 _VERSION_RE = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?")
@@ -223,6 +239,10 @@ class ReleaseProfile:
     def api_status(self, kind: str, api_version: str) -> ApiStatus:
         """How a default API server of this release (with these gates) treats `apiVersion` for `kind`."""
         group, _, version = api_version.rpartition("/")
+        if group == WORKLOAD_GROUP:
+            # PodGroup v1alpha2 came in 1.36 (1.35 had only v1alpha1 Workloads); GenericWorkload registers it.
+            served = since_136(self.version) and version == "v1alpha2" and self.gate("GenericWorkload")
+            return "served" if served else "absent"
         if group != GROUP:
             return "served"
         if version not in self.api_versions(kind):

@@ -22,6 +22,7 @@ from drasim.errors import DrasimError
 from drasim.scheduler.dra import REASON_TIMEOUT
 from drasim.sim.engine import SimulationOptions, SimulationResult
 from drasim.sim.engine import simulate as run_simulation
+from drasim.sim.groups import group_lines
 from drasim.sim.report import (
     ClaimLine,
     PodLine,
@@ -233,6 +234,11 @@ def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wid
             out.line(f"  {line.key[0]}/{line.key[1]}: {line.reason}")
         if any(REASON_TIMEOUT in line.reason for line in pending):
             out.line(f'  ("{REASON_TIMEOUT}": {budget_text(FILTER_BUDGET_STEPS)})')
+    groups = group_lines(result)
+    if groups:
+        out.line("\nPodGroups:")
+        for group in groups:
+            out.line(f"  {group.line()}")
     mixes = workload_mix(lines)
     if mixes:
         out.line("\nFallback mix per workload:")

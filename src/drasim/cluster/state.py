@@ -21,6 +21,7 @@ from drasim.api.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from drasim.api.scheduling import PodGroup
 from drasim.cel import stored_environment
 from drasim.cluster.taintrules import apply_taint_rules
 
@@ -51,6 +52,7 @@ class ClusterState:
     claims: dict[Key, ResourceClaim] = field(default_factory=dict)
     templates: dict[Key, ResourceClaimTemplate] = field(default_factory=dict)
     pods: dict[Key, Pod] = field(default_factory=dict)
+    pod_groups: dict[Key, PodGroup] = field(default_factory=dict)  # scheduling.k8s.io PodGroups (gangs)
     workloads: list[Deployment | ReplicaSet | StatefulSet | Job] = field(default_factory=list)
     # Order in which pods entered the cluster (the queue's tie-break after priority).
     arrival: dict[Key, int] = field(default_factory=dict)
@@ -115,6 +117,8 @@ class ClusterState:
             self.pod_log.append(key)
         elif isinstance(obj, Deployment | ReplicaSet | StatefulSet | Job):
             self.workloads.append(obj)
+        elif isinstance(obj, PodGroup):
+            self.pod_groups[key_of(obj)] = obj
 
     def delete_claim(self, key: Key) -> None:
         claim = self.claims.pop(key, None)

@@ -26,6 +26,16 @@ from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
 from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import ObjectMeta, OwnerReference
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate
+from drasim.api.scheduling import PodGroupStatus
+from drasim.cluster.podgroups import (
+    PENDING,
+    POD_GROUP_CLAIM_NAME_ANNOTATION,
+    group_claim_name,
+    owned_by_group,
+    owned_by_pods_group,
+    record_group_claim,
+    reserved_for_pods_group,
+)
 from drasim.cluster.state import ClusterState, Key
 from drasim.controllers.events import NORMAL, WARNING, Event, ref
 
@@ -49,6 +59,7 @@ __all__ = [
     "sync",
     "sync_claim",
     "sync_pod",
+    "sync_pod_groups",
 ]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -210,7 +221,8 @@ def allocated_claims(state: ClusterState, pod: Pod) -> Iterator[tuple[Key, Resou
         claim = state.claims.get((ns, name)) if name else None
         if claim is None or claim.status is None or claim.status.allocation is None:
             continue
-        if entry.resource_claim_template_name and not is_owned_by(claim, pod):
+        if entry.resource_claim_template_name and not (is_owned_by(claim, pod)
+                                                       or owned_by_pods_group(state, claim, pod)):
             continue
         yield (ns, name or ""), claim
 
@@ -264,6 +276,13 @@ def _sync_pod(state: ClusterState, pod: Pod, *, seed: int, index: _OwnedIndex) -
     recorded: dict[str, str] = {}
     failed = False
     for entry in pod.spec.resource_claims:
+        shared = group_claim_name(state, pod, entry) if state.pod_groups else None
+        if shared is not None:
+            # The PodGroup's claim: recorded once the group's claim exists, never one of the pod's own.
+            if shared != PENDING and entry.resource_claim_template_name and \
+                    state.pod_claim_name(pod, entry.name) != shared:
+                recorded[entry.name] = shared
+            continue
         if not entry.resource_claim_template_name:
             continue
         try:
@@ -320,21 +339,27 @@ def _needs_admin_access(template: ResourceClaimTemplate) -> bool:
 
 def _new_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, template: ResourceClaimTemplate, *,
                seed: int) -> ResourceClaim:
+    owner = OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name, uid=pod.metadata.uid or "",
+                           controller=True, block_owner_deletion=True)
+    return _claim_from_template(state, ns, owner, pod_claim, POD_CLAIM_NAME_ANNOTATION, template, seed=seed)
+
+
+def _claim_from_template(state: ClusterState, ns: str, owner: OwnerReference, entry: str, annotation: str,
+                         template: ResourceClaimTemplate, *, seed: int) -> ResourceClaim:
+    """A claim for the `entry` claim of `owner` (a Pod or a PodGroup), named from `<owner>-<entry>-`."""
     attempt = 0
-    while (ns, (name := claim_name(ns, pod.metadata.name, pod_claim, seed=seed, attempt=attempt))) in state.claims:
+    while (ns, (name := claim_name(ns, owner.name, entry, seed=seed, attempt=attempt))) in state.claims:
         attempt += 1  # the API server would answer AlreadyExists; the controller's retry draws again
     tmeta = template.spec.metadata or ObjectMeta()
     meta = ObjectMeta(
         name=name,
-        generate_name=claim_generate_name(pod.metadata.name, pod_claim),
+        generate_name=claim_generate_name(owner.name, entry),
         namespace=ns,
         uid=deterministic_uid(seed, "ResourceClaim", ns, name),
         creation_timestamp=state.now,
         labels=dict(tmeta.labels),
-        annotations={**tmeta.annotations, POD_CLAIM_NAME_ANNOTATION: pod_claim},
-        owner_references=[OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name,
-                                         uid=pod.metadata.uid or "", controller=True,
-                                         block_owner_deletion=True)],
+        annotations={**tmeta.annotations, annotation: entry},
+        owner_references=[owner],
     )
     spec = template.spec.spec
     return ResourceClaim(metadata=meta, spec=copy_from_template(spec))
@@ -360,7 +385,8 @@ def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
     """Spec §6.1 step 5: a pod bound without the scheduler gets itself into `reservedFor` of allocated claims."""
     events: list[Event] = []
     for _key, claim in allocated_claims(state, pod):
-        if is_reserved_for(claim, pod) or claim.metadata.deletion_timestamp is not None:
+        if is_reserved_for(claim, pod) or claim.metadata.deletion_timestamp is not None or \
+                reserved_for_pods_group(state, claim, pod):
             continue
         assert claim.status is not None  # allocated
         if len(claim.status.reserved_for) >= MAX_RESERVED_FOR:
@@ -370,6 +396,48 @@ def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
         events.append(Event(state.now, NORMAL, ref(claim), "ReservationAdded",
                             f"reserved for pod {pod.metadata.name} (bound to node {pod.spec.node_name} "
                             "without the scheduler)"))
+    return events
+
+
+# --- PodGroups: template -> claim (DRAWorkloadResourceClaims, see cluster.podgroups) ----------------------
+
+def sync_pod_groups(state: ClusterState, *, seed: int = 0) -> list[Event]:
+    """Create the claims of every PodGroup's template entries (sorted by namespace and name) and record them
+    in the PodGroup's status; a missing template is a Warning `FailedResourceClaimCreation`, retried."""
+    events: list[Event] = []
+    for key in sorted(state.pod_groups):
+        group = state.pod_groups[key]
+        if group.metadata.deletion_timestamp is not None or not group.spec.resource_claims:
+            continue
+        ns, name = key
+        if not group.metadata.uid:
+            group.metadata.uid = deterministic_uid(seed, "PodGroup", ns, name)
+        if group.status is None:
+            group.status = PodGroupStatus()
+        recorded = {s.name: s.resource_claim_name for s in group.status.resource_claim_statuses}
+        for entry in group.spec.resource_claims:
+            template_name = entry.resource_claim_template_name
+            if not template_name:
+                continue
+            current = recorded.get(entry.name)
+            if current and (claim := state.claims.get((ns, current))) is not None and owned_by_group(claim, group):
+                continue
+            template = state.templates.get((ns, template_name))
+            if template is None:
+                events.append(Event(state.now, WARNING, ref(group), "FailedResourceClaimCreation",
+                                    f'PodGroupResourceClaim {entry.name}: resource claim template "{template_name}": '
+                                    f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found'))
+                break
+            owner = OwnerReference(api_version=group.api_version, kind="PodGroup", name=name,
+                                   uid=group.metadata.uid, controller=True, block_owner_deletion=True)
+            claim = _claim_from_template(state, ns, owner, entry.name, POD_GROUP_CLAIM_NAME_ANNOTATION, template,
+                                         seed=seed)
+            claim_id = claim.metadata.name
+            state.add(claim)
+            record_group_claim(group.status, entry.name, claim_id)
+            events.append(Event(state.now, NORMAL, ref(group), "CreatedResourceClaim",
+                                f"PodGroupResourceClaim {entry.name}: created ResourceClaim {claim_id} "
+                                f"from ResourceClaimTemplate {template_name}"))
     return events
 
 
@@ -397,7 +465,9 @@ def sync_claim(state: ClusterState, key: Key) -> list[Event]:
                 events.append(Event(state.now, NORMAL, ref(claim), "ReservationRemoved",
                                     f"pod {consumer.name} {why}"))
                 continue
-        valid.append(consumer)  # other consumer kinds (PodGroups) are kept: drasim does not model them
+        # PodGroup consumers are kept: the KEP drops them with their PodGroup, and a dump or a cluster read
+        # without PodGroups cannot tell a deleted group from one that was not read.
+        valid.append(consumer)
 
     if len(valid) < len(reserved):
         assert status is not None
@@ -460,8 +530,8 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     namespace and name). Call it after anything changed pods or claims; a second call right after
     changes nothing."""
     assign_pod_uids(state, seed=seed)
+    events: list[Event] = sync_pod_groups(state, seed=seed) if state.pod_groups else []
     index = _OwnedIndex.build(state.claims.values())
-    events: list[Event] = []
     order = sorted(state.pods, key=lambda k: (state.arrival.get(k, 1 << 62), k))
     for key in order:
         pod = state.pods.get(key)

@@ -13,6 +13,8 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
 from drasim.api.resource import ResourceClaim, ResourceClaimStatus
+from drasim.api.scheduling import min_count
+from drasim.cluster.podgroups import group_claim_name, pod_group_of
 from drasim.cluster.state import ClusterState, Key
 from drasim.errors import InputError
 from drasim.explain.charges import held_by_claims, insufficient_by_claims
@@ -30,6 +32,7 @@ from drasim.explain.model import (
 )
 from drasim.explain.node import analyse_node
 from drasim.scheduler import Scheduler
+from drasim.scheduler.gang import group_pods
 from drasim.sim.report import EXTENDED_POD_CLAIM, extended_labels
 
 __all__ = ["device_outcomes", "explain_claim", "explain_claims", "explain_pod"]
@@ -266,7 +269,8 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
     if pod is None:
         raise InputError(f"pod {_key_text(pod_key)} not found", obj=f"Pod/{_key_text(pod_key)}")
     ref = _key_text(pod_key)
-    ex = PodExplanation(subject=f"pod {ref}", features=state.features.enabled(), pod=ref)
+    ex = PodExplanation(subject=f"pod {ref}", features=state.features.enabled(), pod=ref,
+                        pod_group=_pod_group_text(state, pod))
     pending: list[ResourceClaim] = []
     allocated: list[ResourceClaim] = []
     entries = {e.name: e for e in pod.spec.resource_claims}
@@ -330,6 +334,24 @@ def explain_pod(state: ClusterState, pod_key: Key, nodes: Sequence[str] | None =
     ex.hints.extend(replica_hints(state, [*pending, *fixed], pod=pod))
     ex.hints.extend(unbacked_hints(state, pod))
     return ex
+
+
+def _pod_group_text(state: ClusterState, pod: Pod) -> str | None:
+    """The pod's PodGroup: its policy, its pods bound so far, the claims the pod shares with the group."""
+    ref = pod.spec.scheduling_group
+    if ref is None or not ref.pod_group_name:
+        return None
+    ns = pod.metadata.namespace or "default"
+    group = pod_group_of(state, pod)
+    if group is None:
+        return (f"PodGroup {ns}/{ref.pod_group_name} does not exist: with GangScheduling the scheduler keeps the "
+                "pod out of its queue until it does")
+    members = group_pods(state, ns, ref.pod_group_name)
+    bound = sum(1 for k in members if state.pods[k].spec.node_name)
+    policy = f"gang, minCount {min_count(group)}" if group.spec.scheduling_policy.gang is not None else "basic"
+    shared = [e.name for e in pod.spec.resource_claims if group_claim_name(state, pod, e) is not None]
+    text = f"PodGroup {ns}/{ref.pod_group_name} ({policy}): {bound} of its {len(members)} pods bound"
+    return text + (f"; claims shared with the group: {', '.join(shared)}" if shared else "")
 
 
 def device_outcomes(state: ClusterState, claim_key: Key, node: str) -> dict[str, list[DeviceOutcome]]:

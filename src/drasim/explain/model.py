@@ -248,6 +248,8 @@ class PodExplanation(Explanation):
     pod: str | None = None
     claims: list[PodClaim] = field(default_factory=list)
     placement: Placement | None = None
+    # The pod's PodGroup in words (policy, how many of its pods are bound, the claims it shares); None: no group.
+    pod_group: str | None = None
 
 
 @dataclass

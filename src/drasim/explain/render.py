@@ -47,6 +47,8 @@ def to_dict(ex: Explanation) -> dict[str, Any]:
     """The explanation as JSON-ready data (camelCase fields, a `kind`, and a summary)."""
     out: dict[str, Any] = {"kind": type(ex).__name__}
     out.update(_plain(ex))
+    if out.get("podGroup", "") is None:
+        del out["podGroup"]  # pods of no PodGroup: the JSON as before
     nodes = [n for g in ex.groups for n in g.nodes]
     out["summary"] = {"nodes": len(nodes), "allocatableNodes": ex.allocatable_nodes}
     return out
@@ -216,6 +218,8 @@ def render_text(ex: Explanation, console: Console, *, wide: bool = False) -> Non
             else:
                 asked = f" for {', '.join(pc.extended)}" if pc.extended else ""
                 console.print(f"  pod claim {pc.name}: {pc.claim or '-'} ({pc.state}){asked}")
+    if isinstance(ex, PodExplanation) and ex.pod_group is not None:
+        console.print(f"  {ex.pod_group}")
     if isinstance(ex, PodExplanation) and ex.placement is not None:
         _render_placement(console, ex.placement)
     if wide:

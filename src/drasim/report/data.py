@@ -12,6 +12,7 @@ from drasim.api.quantity import Quantity
 from drasim.cluster import Key
 from drasim.explain import explain_pod
 from drasim.sim.engine import SimulationResult
+from drasim.sim.groups import group_lines
 from drasim.sim.report import PodLine, mix_label, pod_lines, workload_mix
 from drasim.sim.usage import Unit, node_units
 
@@ -90,6 +91,7 @@ class ReportData:
     events_total: int
     scheduled_at: list[float]  # seconds of each placement (the timeline's histogram)
     end_seconds: float
+    pod_groups: list[str] = field(default_factory=list)  # one line per PodGroup (sim.groups), as simulate prints
 
 
 def _workload_of(line: PodLine) -> str:
@@ -220,4 +222,5 @@ def collect(result: SimulationResult, *, title: str = "drasim simulation", subti
         title=title, subtitle=subtitle, summary=summary, workloads=workloads,
         groups=[{"label": label, "nodes": idx} for label, idx in sorted(groups.items(), key=lambda kv: kv[0])],
         nodes=nodes, pending=list(pending.values()), rejected=_rejected(result), events=events,
-        events_total=len(notable), scheduled_at=scheduled, end_seconds=_seconds(result, result.end))
+        events_total=len(notable), scheduled_at=scheduled, end_seconds=_seconds(result, result.end),
+        pod_groups=[g.line() for g in group_lines(result)])

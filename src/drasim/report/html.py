@@ -258,6 +258,10 @@ def render(data: ReportData) -> str:
                      f'<td>{_e(e.reason)}</td><td class="msg">{_e(e.message)}</td></tr>' for e in data.events)
     if data.events_total > len(data.events):
         events += f'<tr><td colspan="5" class="muted">first {MAX_EVENTS_LISTED} of {data.events_total}</td></tr>'
+    # Only a run with PodGroups has the section: every other page keeps its bytes.
+    groups = (f'<section id="podgroups"><h2>PodGroups ({len(data.pod_groups)})</h2><ul>'
+              + "".join(f'<li class="podgroup">{_e(line)}</li>' for line in data.pod_groups) + "</ul></section>\n"
+              if data.pod_groups else "")
     payload: dict[str, Any] = {
         "w": [[w.name, w.colour] for w in data.workloads], "page": PAGE, "nodes": data.nodes,
         "groups": data.groups,
@@ -282,7 +286,7 @@ holding it. Partitions are drawn inside their GPU at their memory slices; hover 
 counters.</p>{find}{_groups(data, colours)}</section>
 <section id="workloads"><h2>Workloads and their fallback mix</h2>{"".join(workloads) or '<p class="muted">none</p>'}
 </section>
-<section id="pending"><h2>Pending pods ({s["pending"]})</h2>
+{groups}<section id="pending"><h2>Pending pods ({s["pending"]})</h2>
 <ul id="pending-list">{"".join(pending)}</ul>{"" if pending else '<p class="muted">none</p>'}</section>
 <section id="rejected"><h2>Rejected at admission ({len(data.rejected)})</h2>
 {f'<table><tr><th>object</th><th>file</th><th>field</th><th>message</th></tr>{rejected}</table>' if rejected

@@ -18,3 +18,4 @@ class SchedulerConfig:
     binding_timeout_seconds: int = 600  # DynamicResourcesArgs.bindingTimeout
     # DynamicResourcesArgs.filterTimeout (10 s) as a deterministic allocator step budget; None: no limit.
     filter_budget_steps: int | None = FILTER_BUDGET_STEPS
+    gang_scheduling: bool = False  # the GangScheduling plugin (gate GangScheduling, alpha): PodGroup gangs

@@ -31,6 +31,7 @@ from drasim.api.meta import NodeSelector, ObjectMeta, OwnerReference
 from drasim.api.nodeaffinity import NodeSelectorError, selector_matches
 from drasim.api.resource import AllocationResult, DeviceClaim, DeviceClass, ResourceClaim, ResourceClaimSpec
 from drasim.cluster.clock import later, seconds
+from drasim.cluster.podgroups import group_for_claim, owned_by_pods_group, reserved_for_group
 from drasim.cluster.state import ClusterState, Key, key_of
 from drasim.scheduler import nodealloc as na
 from drasim.scheduler import scores as sc
@@ -287,7 +288,8 @@ class DraCycle:
                 return f'could not find ResourceClaim "{ns}/{name}"'
             if claim.metadata.deletion_timestamp is not None:
                 return f'resourceclaim "{name}" is being deleted'
-            if check_owner and ((claim.metadata.namespace or "default") != ns or not owned_by(claim, pod)):
+            if check_owner and ((claim.metadata.namespace or "default") != ns or not (
+                    owned_by(claim, pod) or owned_by_pods_group(self.state, claim, pod))):
                 return releases.not_owner(self.state.features.release, f"{ns}/{name}", ref)
             self.user.append((entry.name, claim))
         return None
@@ -751,6 +753,9 @@ class DraCycle:
         for claim in self.claims:
             if claim.metadata.name == SPECIAL_NAME or reserved_for_pod(claim, pod):
                 continue
+            group = group_for_claim(self.state, pod, claim.metadata.name) if self.state.pod_groups else None
+            if group is not None and reserved_for_group(claim, group):
+                continue  # one reservation serves every pod of the group
             status = claim.status
             have = len(status.reserved_for) if status is not None else 0
             if have + 1 > MAX_RESERVED_FOR:

@@ -45,6 +45,7 @@ from datetime import datetime
 
 from drasim.api.core import Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodStatus
 from drasim.api.resource import ResourceClaim, ResourceClaimConsumerReference
+from drasim.cluster.podgroups import group_consumer, group_for_claim, reserved_for_group
 from drasim.cluster.podstatus import (
     POD_SCHEDULED,
     REASON_SCHEDULER_ERROR,
@@ -52,7 +53,7 @@ from drasim.cluster.podstatus import (
     update_pod_condition,
 )
 from drasim.cluster.state import ClusterState, Key, key_of
-from drasim.scheduler import preemption
+from drasim.scheduler import gang, preemption
 from drasim.scheduler import scores as sc
 from drasim.scheduler import spread as ts
 from drasim.scheduler.cache import NodeCache, SelectorIndex
@@ -138,6 +139,7 @@ class Scheduler:
         self._cache = NodeCache()
         self._dra = DraCaches()
         self._failures: FailureMemory | None = None  # see reuse_failures
+        self.gang_members: gang.MemberCache | None = None  # PodGroup members, kept for one pass (reuse_failures)
 
     # --- repeated failures ----------------------------------------------------------------------
 
@@ -145,6 +147,7 @@ class Scheduler:
         """Remember failed cycles while the caller guarantees that `state` changes only through `apply`
         (None: stop, and forget them); see queue.FailureMemory."""
         self._failures = FailureMemory(state) if state is not None else None
+        self.gang_members = {} if state is not None else None
 
     # --- queue ----------------------------------------------------------------------------------
 
@@ -171,7 +174,8 @@ class Scheduler:
         result = ScheduleResult(pod=key, pod_object=pod)
         dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds,
                        max_steps=self.config.filter_budget_steps)
-        gated = dra.pre_enqueue()
+        gated = gang.pre_enqueue(state, pod, self.gang_members) if self.config.gang_scheduling else None
+        gated = gated or dra.pre_enqueue()
         if gated is not None:
             result.status, result.message = GATED, gated
             return result
@@ -545,6 +549,9 @@ class Scheduler:
             claim = state.claims[ckey]
             if reserved_for_pod(claim, pod):
                 continue
+            group = group_for_claim(state, pod, ckey[1]) if state.pod_groups else None
+            if group is not None and reserved_for_group(claim, group):
+                continue
             allocation = result.allocations.get(ckey)
             if allocation is not None:
                 if FINALIZER not in claim.metadata.finalizers:
@@ -555,7 +562,7 @@ class Scheduler:
                 continue
             if binding and status.allocation.allocation_timestamp is None:
                 status.allocation.allocation_timestamp = state.now
-            status.reserved_for = [*status.reserved_for, consumer]
+            status.reserved_for = [*status.reserved_for, consumer if group is None else group_consumer(group)]
         if result.extended_status is not None:
             if pod.status is None:
                 pod.status = PodStatus()
@@ -567,9 +574,9 @@ class Scheduler:
         key = key_of(pod)
         if state.pods.get(key) is not pod:
             state.add(pod)
-        if result.binding_wait:
-            # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve); the
-            # pod stays assumed on the node meanwhile.
+        if result.binding_wait or result.permit_wait:
+            # PreBind waits for binding conditions (the engine polls: binding_check, bind, unreserve), or
+            # Permit for the gang (sim.gang); the pod stays assumed on the node meanwhile.
             self._cache.assumed[key] = result.node
             state.pod_changed(key)
             return

@@ -37,6 +37,7 @@ class ScheduleResult:
     binding_wait: bool = False  # PreBind waits for devices' binding conditions: apply does not bind yet
     # status.nodeAllocatableResourceClaimStatuses PreBind writes (DRANodeAllocatableResources)
     node_allocatable: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
+    permit_wait: bool = False  # Permit (GangScheduling) waits for the gang's quorum: apply does not bind yet
     pod_object: Pod | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -12,11 +12,13 @@ from typing import Any
 
 from drasim.api.clone import clone
 from drasim.api.core import Deployment, Job, Pod, ReplicaSet, StatefulSet
+from drasim.api.scheduling import PodGroup
 from drasim.cluster import Key
 from drasim.controllers.devicetaint import any_no_execute
 from drasim.errors import InputError
 from drasim.scheduler import ScheduleResult
 from drasim.sim.engine import Simulation, SimulationOptions, SimulationResult
+from drasim.sim.gang import WAITING
 from drasim.sim.report import claim_lines, mix_label
 from drasim.sim.timeline import RUN_FOR_ANNOTATION, Apply, Timeline, execute, parse_duration
 from drasim.sim.workloads import MAX_WORKLOAD_PODS
@@ -35,14 +37,16 @@ class CapacityResult:
     message: str = ""  # the scheduler's message for the replica that failed
     failed_pod: str | None = None
     placements: list[tuple[str, str, str]] = field(default_factory=list)  # (pod, node, alternative)
+    unit: str = "replica"  # "group": a PodGroup with its workload, added whole (`replicas` counts groups)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"replicas": self.replicas, "byAlternative": dict(self.by_alternative),
-                "stopReason": self.stop_reason, "message": self.message, "failedPod": self.failed_pod}
+        out = {"replicas": self.replicas, "byAlternative": dict(self.by_alternative),
+               "stopReason": self.stop_reason, "message": self.message, "failedPod": self.failed_pod}
+        return out if self.unit == "replica" else {**out, "unit": self.unit}
 
     def summary(self, max_replicas: int) -> str:
         via = ", ".join(f"{n} via {alt}" for alt, n in self.by_alternative.items())
-        head = f"{self.replicas} more replica{'s' if self.replicas != 1 else ''} fit"
+        head = f"{self.replicas} more {self.unit}{'s' if self.replicas != 1 else ''} fit"
         head += f": {via}" if via else ""
         if self.stop_reason == "MaxReplicas":
             return f"{head}; stopped at --max {max_replicas}"
@@ -124,6 +128,10 @@ def capacity(objects: Sequence[Any], workload: Sequence[Any], *, timelines: Sequ
         raise InputError(f"--max must be between 0 and {MAX_WORKLOAD_PODS:,} (pods a simulation takes from "
                          f"workloads), got {max_replicas}")
     subject, extras = split_workload(workload, source)
+    group = _own_group(subject, extras)
+    if group is not None:
+        return _grow_groups(objects, timelines, options, subject, group,
+                            [o for o in extras if o is not group], max_replicas)
     outcome = _grow(objects, timelines, options, subject, extras, max_replicas, None)
     if isinstance(outcome, int):  # one at a time from the batch that could not be read
         outcome = _grow(objects, timelines, options, subject, extras, max_replicas, outcome)
@@ -210,3 +218,70 @@ def _grow(objects: Sequence[Any], timelines: Sequence[Timeline], options: Simula
 
 def _ordered(mix: Counter[str]) -> dict[str, int]:
     return dict(sorted(mix.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+# --- PodGroups: how many more groups fit ----------------------------------------------------------------
+
+def _own_group(subject: Any, extras: list[Any]) -> PodGroup | None:
+    """The PodGroup of the workload file that the workload's pods name (`spec.schedulingGroup`), if any."""
+    spec = subject.spec if isinstance(subject, Pod) else subject.spec.template.spec
+    ref = spec.scheduling_group
+    ns = subject.metadata.namespace or "default"
+    if ref is None or not ref.pod_group_name:
+        return None
+    return next((o for o in extras if isinstance(o, PodGroup) and o.metadata.name == ref.pod_group_name
+                 and (o.metadata.namespace or "default") == ns), None)
+
+
+def _group_copy(subject: Any, group: PodGroup, n: int) -> list[Any]:
+    """Group `n`: the PodGroup as `<group>-<n>` and the workload (or pod) as `<name>-<n>` naming it."""
+    new_group = clone(group)
+    new_group.metadata.name = f"{group.metadata.name}-{n}"
+    new_group.metadata.uid = None
+    obj = clone(subject)
+    obj.metadata.name = f"{subject.metadata.name}-{n}"
+    obj.metadata.uid = None
+    spec = obj.spec if isinstance(obj, Pod) else obj.spec.template.spec
+    assert spec.scheduling_group is not None
+    spec.scheduling_group.pod_group_name = new_group.metadata.name
+    return [new_group, obj]
+
+
+def _grow_groups(objects: Sequence[Any], timelines: Sequence[Timeline], options: SimulationOptions | None,
+                 subject: Any, group: PodGroup, extras: list[Any], max_groups: int) -> CapacityResult:
+    """Add whole groups (a PodGroup and its workload, renamed `-1`, `-2`, ...) one at a time, each followed by
+    one engine round, until one group's pods are not all placed (a gang then waits in Permit, or is gated) or
+    `max_groups` fit. A group counts by its pods: every one of them must be bound."""
+    sim = Simulation(objects, timelines, options)
+    sim.run()
+    state, seed = sim.state, sim.options.seed
+    if extras:
+        sim.events += execute(state, Apply(tuple(extras)), seed=seed)
+    mix: Counter[str] = Counter()
+    placements: list[tuple[str, str, str]] = []
+    ns = group.metadata.namespace or "default"
+    suffix = 0
+    for added in range(max_groups):
+        suffix += 1
+        while (ns, f"{group.metadata.name}-{suffix}") in state.pod_groups:
+            suffix += 1  # a name the cluster already has
+        known = set(state.pods)
+        sim.events += execute(state, Apply(tuple(_group_copy(subject, group, suffix))), seed=seed)
+        sim.step()
+        new = sorted(k for k in state.pods if k not in known)
+        unplaced = [k for k in new if not state.pods[k].spec.node_name]
+        if not new or unplaced:
+            records = [sim.pods[k] for k in unplaced if k in sim.pods]
+            # The pod that did not fit says why; its siblings in Permit only wait for it.
+            record = next((r for r in records if r.status != WAITING), records[0] if records else None)
+            name = f"{record.key[0]}/{record.key[1]}" if record is not None else None
+            message = record.message if record is not None and record.message else \
+                f"group {added + 1} created no pod" if not new else "waiting for its ResourceClaims to be created"
+            status = record.status if record is not None else "NoNewPod"
+            return CapacityResult(added, _ordered(mix), status, message, name, placements, unit="group")
+        for key in new:
+            pod = state.pods[key]
+            label = mix_label(claim_lines(state, pod))
+            mix[label] += 1
+            placements.append((f"{key[0]}/{key[1]}", pod.spec.node_name or "", label))
+    return CapacityResult(max_groups, _ordered(mix), "MaxReplicas", "", None, placements, unit="group")

@@ -17,7 +17,7 @@ from drasim.api.core import Pod
 from drasim.api.profile import ReleaseProfile
 from drasim.cluster import EPOCH, ClusterState, Key, key_of
 from drasim.cluster.clock import later
-from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, update_pod_condition
+from drasim.cluster.podstatus import POD_SCHEDULED, REASON_SCHEDULER_ERROR, REASON_UNSCHEDULABLE, update_pod_condition
 from drasim.controllers import resourceclaim as rc
 from drasim.controllers.devicetaint import (
     EvictionTracker,
@@ -30,8 +30,10 @@ from drasim.controllers.devicetaint import (
 from drasim.controllers.events import NORMAL, WARNING, Event
 from drasim.scheduler import Scheduler, SchedulerConfig, ScheduleResult
 from drasim.scheduler.dra import PLUGIN
+from drasim.scheduler.filters import UNSCHEDULABLE
 from drasim.scheduler.framework import GATED
 from drasim.scheduler.prebind import BINDING_POLL_SECONDS, BINDING_READY, BINDING_WAITING
+from drasim.sim.gang import WAITING, GangWaits
 from drasim.sim.steady import SteadyStateWatch, steady_note
 from drasim.sim.timeline import RunTracker, ScheduledAction, Timeline, execute, schedule
 from drasim.sim.workloads import WorkloadController, check_timeline_workloads, check_workloads
@@ -85,11 +87,13 @@ class SimulationOptions:
     # fewer full garbage collections during the run. Off only to prove that
     # (tests/sim/test_engine_equivalence.py, which also switches resourceclaim.FAST_COPY).
     fast_paths: bool = True
+    gang_scheduling: bool = False  # the GangScheduling gate: PodGroup gangs placed all-or-nothing (sim.gang)
 
     @classmethod
     def for_profile(cls, profile: ReleaseProfile, **kwargs: Any) -> SimulationOptions:
-        """The options a cluster of `profile` runs with: its allocator features and extended-resource gate."""
-        return cls(features=allocator_features(profile), extended_resources=profile.extended_resources, **kwargs)
+        """The options a cluster of `profile` runs with: its allocator features, extended-resource and gang gates."""
+        return cls(features=allocator_features(profile), extended_resources=profile.extended_resources,
+                   gang_scheduling=profile.gate("GangScheduling"), **kwargs)
 
 
 @dataclass
@@ -185,7 +189,8 @@ class Simulation:
         self.scheduler = Scheduler(SchedulerConfig(seed=self.options.seed,
                                                    score_all_nodes=self.options.score_all_nodes,
                                                    extended_resources=self.options.extended_resources,
-                                                   filter_budget_steps=self.options.filter_budget_steps))
+                                                   filter_budget_steps=self.options.filter_budget_steps,
+                                                   gang_scheduling=self.options.gang_scheduling))
         self.workloads = WorkloadController(seed=self.options.seed)
         self.evictions = EvictionTracker()
         self.runs = RunTracker()
@@ -194,6 +199,7 @@ class Simulation:
         self.pods: dict[Key, PodRecord] = {}
         self.binding: dict[Key, BindingWait] = {}  # pods in PreBind
         self.backoff: dict[Key, datetime] = {}  # pods whose PreBind failed: retried after the initial backoff
+        self.gang = GangWaits()  # gang pods waiting in Permit for their PodGroup's quorum
         self.steady = SteadyStateWatch()
         self.steady_state = ""
 
@@ -221,7 +227,8 @@ class Simulation:
                 self.runs.next_finish(state),
                 next_rule_status_time(state, self.evictions.evicted_by_rule, tracker=self.evictions),
             ) if t is not None]
-            retry = self._next_binding_time()
+            retry = min((t for t in (self._next_binding_time(), self.gang.next_time()) if t is not None),
+                        default=None)
             wake = others if retry is None else [*others, retry]
             if not wake:
                 break
@@ -236,8 +243,8 @@ class Simulation:
             # Before the clock moves on: with only PreBind retries ahead, a shape seen before ends the run.
             if others:
                 self.steady.reset()
-            elif self.steady.repeats(state, self.binding, self.backoff):
-                self.steady_state = steady_note(state, self.binding, self.backoff)
+            elif self.steady.repeats(state, self.binding, self.backoff, self.gang.waiting, self.gang.claims()):
+                self.steady_state = steady_note(state, self.binding, self.backoff, self.gang.waiting)
                 break
             rounds_here = 0
             state.now = nxt
@@ -253,6 +260,7 @@ class Simulation:
     def _round(self) -> None:
         state, seed = self.state, self.options.seed
         self._poll_bindings()
+        self._expire_gangs()
         self._log(self.workloads.reconcile(state))
         self._log(rc.sync(state, seed=seed))
         for _ in range(MAX_PASSES):
@@ -283,15 +291,18 @@ class Simulation:
         changed = False
         # Within the pass the state changes only through Scheduler.apply (which forgets remembered failures).
         self.scheduler.reuse_failures(state if self.options.fast_paths else None)
+        self.gang.new_pass()
         try:
             for key in [k for k, t in self.backoff.items() if t <= state.now]:
                 del self.backoff[key]
-            waiting = {**self.binding, **self.backoff}
+            waiting = {**self.binding, **self.backoff, **self.gang.waiting}
             for pod in Scheduler.queue_order(state, _pending_pods(state, waiting)):
                 key = key_of(pod)
                 if key not in state.pods or state.pods[key].spec.node_name:
                     continue
                 result = self.scheduler.schedule_one(state, pod)
+                group = self.gang.gang(state, pod) if self.options.gang_scheduling and result.node else None
+                result.permit_wait = group is not None
                 self.scheduler.apply(state, result)
                 record = self.pods.setdefault(key, PodRecord(key=key))
                 record.attempts += 1
@@ -301,7 +312,14 @@ class Simulation:
                 record.status = result.status
                 record.message = result.message
                 ref = f"Pod/{key[0]}/{key[1]}"
-                if result.node and result.binding_wait:
+                if group is not None:
+                    released = self.gang.permit(state, group, key, result, set(self.binding),
+                                                self.scheduler.gang_members)
+                    if not released:
+                        record.status, record.message = WAITING, self.gang.message(key)
+                    for other in released:
+                        self._after_permit(other, self.pods[other].last if other != key else result)
+                elif result.node and result.binding_wait:
                     self.binding[key] = BindingWait(result.node, state.now, result)
                     record.status = "Binding"
                     record.message = self._waiting_message(pod, result.node, state.now)
@@ -317,6 +335,30 @@ class Simulation:
         finally:
             self.scheduler.reuse_failures(None)
         return changed
+
+    def _after_permit(self, key: Key, result: ScheduleResult | None) -> None:
+        """A gang pod Permit let through: on to PreBind's wait for binding conditions, or bound."""
+        state = self.state
+        pod = state.pods.get(key)
+        if pod is None or result is None or result.node is None:
+            return
+        if result.binding_wait:
+            self.binding[key] = BindingWait(result.node, state.now, result)
+            self.pods[key].status = "Binding"
+            self.pods[key].message = self._waiting_message(pod, result.node, state.now)
+            return
+        self.scheduler.bind(state, pod, result.node)
+        self._bound(key, result)
+
+    def _expire_gangs(self) -> None:
+        """Permit's timeout: gang pods that waited too long leave their nodes and claims (sim.gang)."""
+        state = self.state
+        for key, message in self.gang.expire(state, self.scheduler):
+            pod = state.pods[key]
+            update_pod_condition(pod, POD_SCHEDULED, "False", state.now, reason=REASON_UNSCHEDULABLE, message=message)
+            record = self.pods.setdefault(key, PodRecord(key=key))
+            record.status, record.message = UNSCHEDULABLE, message
+            self.events.append(Event(state.now, WARNING, f"Pod/{key[0]}/{key[1]}", "FailedScheduling", message))
 
     def _bound(self, key: Key, result: ScheduleResult) -> None:
         record = self.pods.setdefault(key, PodRecord(key=key))

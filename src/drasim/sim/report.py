@@ -380,7 +380,8 @@ def final_objects(result: SimulationResult, profile: ReleaseProfile | None = Non
     for rule in state.taint_rules.values():
         rule.api_version = f"resource.k8s.io/{rule_versions[0]}" if rule_versions else rule.api_version
     return [*state.nodes.values(), *state.slices.values(), *state.classes.values(), *state.taint_rules.values(),
-            *state.templates.values(), *state.claims.values(), *state.pods.values(), *evicted]
+            *state.templates.values(), *state.pod_groups.values(), *state.claims.values(), *state.pods.values(),
+            *evicted]
 
 
 def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None) -> list[dict[str, object]]:

@@ -460,6 +460,8 @@ def _existing(state: ClusterState, obj: Any) -> Any:
     }
     if obj.kind == "ResourceClaimTemplate":
         return state.templates.get(_key(obj))
+    if obj.kind == "PodGroup":
+        return state.pod_groups.get(_key(obj))
     return table[obj.kind].get(name) if obj.kind in table else None
 
 
@@ -533,6 +535,8 @@ def _delete(state: ClusterState, action: Delete) -> Event:
         state.delete_claim((ns, name))
     elif kind == "ResourceClaimTemplate":
         found = state.templates.pop((ns, name), None)
+    elif kind == "PodGroup":
+        found = state.pod_groups.pop((ns, name), None)
     elif kind in ("Deployment", "ReplicaSet", "StatefulSet", "Job"):
         found = next((w for w in state.workloads if w.kind == kind and _key(w) == (ns, name)), None)
         if found is not None:

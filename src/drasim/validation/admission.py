@@ -12,7 +12,7 @@ from drasim.api.core import Namespace, Pod
 from drasim.api.defaults import default_claim, default_claim_spec, default_pod
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
-from drasim.api.profile import GROUP, ReleaseProfile
+from drasim.api.profile import GROUP, WORKLOAD_GATES, WORKLOAD_GROUP, ReleaseProfile, since_136
 from drasim.errors import InputError
 from drasim.validation.adminaccess import check_admin_access
 from drasim.validation.checker import CelChecker
@@ -71,6 +71,14 @@ def _ref(obj: Any) -> str:
 
 def _no_matches(kind: str, api_version: str, profile: ReleaseProfile) -> str:
     text = f'no matches for kind "{kind}" in version "{api_version}"'
+    if api_version.startswith(WORKLOAD_GROUP + "/"):
+        if not since_136(profile.version):
+            return f"{text} ({profile.describe()} has no {WORKLOAD_GROUP}/v1alpha2 PodGroups: they came in 1.36)"
+        if not profile.gate("GenericWorkload"):
+            return (f"{text} ({profile.describe()} serves PodGroups only with the GenericWorkload feature gate on; "
+                    f"a gang with shared claims needs {', '.join(f'{g}=true' for g in WORKLOAD_GATES)} "
+                    "in --feature-gates)")
+        return f"{text} ({profile.describe()} has {WORKLOAD_GROUP}/v1alpha2)"
     versions = profile.api_versions(kind)
     if kind == "DeviceTaintRule" and versions and not profile.gate(profile.taint_rule_gate()):
         return (f"{text} ({profile.describe()} does not serve DeviceTaintRules: the {profile.taint_rule_gate()} "
@@ -95,6 +103,8 @@ def _served_version(kind: str, profile: ReleaseProfile) -> str:
     if kind in ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "DeviceTaintRule"):
         versions = profile.api_versions(kind)
         return f"{GROUP}/{versions[0] if versions else 'v1'}"
+    if kind == "PodGroup":
+        return f"{WORKLOAD_GROUP}/v1alpha2"
     return ""
 
 

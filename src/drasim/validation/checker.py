@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableSet, Sequence
 from functools import lru_cache, wraps
 from typing import Any, TypeVar, cast
 
@@ -208,6 +208,16 @@ class Checker:
     def dns_label(self, name: str, path: str) -> None:
         for msg in is_dns1123_label(name):
             self.invalid(path, name, msg)
+
+    def list_map_name(self, name: str, path: str, seen: MutableSet[str]) -> None:
+        """The `name` key of a list-map entry (pod and PodGroup resourceClaims): required, unique, a DNS label."""
+        if not name:
+            self.required(path)
+        elif name in seen:
+            self.duplicate(path, name)
+        else:
+            self.dns_label(name, path)
+            seen.add(name)
 
     @per_name
     def dns_subdomain(self, name: str, path: str) -> None:

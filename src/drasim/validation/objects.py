@@ -9,6 +9,7 @@ from drasim.api import resource as r
 from drasim.api.core import Deployment, Job, Namespace, Pod, ReplicaSet, StatefulSet
 from drasim.api.gates import ValidationFeatures
 from drasim.api.meta import object_ref
+from drasim.api.scheduling import PodGroup
 from drasim.validation.adminaccess import check_admin_access
 from drasim.validation.celcheck import default_cel_checker
 from drasim.validation.checker import CelChecker, struct_replace
@@ -17,6 +18,7 @@ from drasim.validation.deviceclass import store_device_class
 from drasim.validation.devicetaintrule import validate_device_taint_rule
 from drasim.validation.findings import Finding
 from drasim.validation.pod import PodChecker
+from drasim.validation.podgroup import PodGroupChecker
 from drasim.validation.pools import check_pools
 from drasim.validation.resourceclaim import ClaimChecker
 from drasim.validation.resourceslice import SliceChecker
@@ -77,13 +79,23 @@ def store_object(
     if isinstance(obj, Pod):
         pc = PodChecker(object_ref("Pod", obj.metadata), features, cel_checker)
         pc.metadata(obj.metadata, namespaced=True)
-        pc.pod_spec(obj.spec, "spec")
+        pod_spec = pc.pod_spec(obj.spec, "spec")
+        if pod_spec is not obj.spec:
+            stored = struct_replace(obj, spec=pod_spec)
         return stored, pc.findings
     if isinstance(obj, Deployment | ReplicaSet | StatefulSet | Job):
         wc = PodChecker(object_ref(obj.KIND, obj.metadata), features, cel_checker)
         wc.metadata(obj.metadata, namespaced=True)
-        wc.pod_spec(obj.spec.template.spec, "spec.template.spec")
+        template = obj.spec.template
+        pod_spec = wc.pod_spec(template.spec, "spec.template.spec")
+        if pod_spec is not template.spec:
+            template = struct_replace(template, spec=pod_spec)
+            stored = struct_replace(obj, spec=struct_replace(obj.spec, template=template))
         return stored, wc.findings
+    if isinstance(obj, PodGroup):
+        gcheck = PodGroupChecker(object_ref("PodGroup", obj.metadata), features, cel_checker)
+        stored = gcheck.pod_group(obj)
+        return stored, gcheck.findings
     return stored, []
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drasim.api.core import PodResourceClaim, PodSpec
-from drasim.validation.checker import Checker
+from drasim.validation.checker import Checker, struct_replace
 from drasim.validation.findings import Raw, go_quote
 from drasim.validation.formats import is_extended_resource_name
 from drasim.validation.paths import child, index
@@ -22,18 +22,13 @@ def _pod_claim_value(c: PodResourceClaim) -> Raw:
 class PodChecker(Checker):
     """The DRA fields of a pod spec (a Pod's or a workload's template)."""
 
-    def pod_spec(self, spec: PodSpec, path: str) -> None:
+    def pod_spec(self, spec: PodSpec, path: str) -> PodSpec:
+        """Findings for `spec`; returns it as stored (`schedulingGroup` dropped while GenericWorkload is off)."""
         claims_path = child(path, "resourceClaims")
         names: set[str] = set()
         for i, c in enumerate(spec.resource_claims):
             p = index(claims_path, i)
-            if not c.name:
-                self.required(child(p, "name"))
-            elif c.name in names:
-                self.duplicate(child(p, "name"), c.name)
-            else:
-                self.dns_label(c.name, child(p, "name"))
-                names.add(c.name)
+            self.list_map_name(c.name, child(p, "name"), names)
             if c.source is not None:
                 # `source` (1.26-1.30) was replaced by the two fields below in 1.31: a current API server does
                 # not know it (kubectl's strict field validation rejects it; without it the entry names no claim).
@@ -67,3 +62,14 @@ class PodChecker(Checker):
                     elif request.cmp(limit) != 0:
                         self.invalid(child(rpath, "requests"), str(request),
                                      f"must be equal to {key} limit of {limit}")
+        group = spec.scheduling_group
+        if group is None:
+            return spec
+        gpath = child(path, "schedulingGroup")
+        if not self.gate("generic_workload", gpath):
+            return struct_replace(spec, scheduling_group=None)
+        if not group.pod_group_name:
+            self.required(child(gpath, "podGroupName"))
+        else:
+            self.dns_subdomain(group.pod_group_name, child(gpath, "podGroupName"))
+        return spec
