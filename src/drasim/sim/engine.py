@@ -92,7 +92,7 @@ class SimulationOptions:
         return cls(features=allocator_features(profile), extended_resources=profile.extended_resources, **kwargs)
 
 
-@dataclass
+@dataclass(slots=True)  # one per pod: no __dict__ (~200 bytes each)
 class PodRecord:
     """What happened to one pod: where it landed and why, or why not (the last scheduling attempt)."""
 
