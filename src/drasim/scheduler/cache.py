@@ -80,9 +80,10 @@ class NodeCache:
         self.plans: dict[tuple[object, ...], Plan] = {}
         self.dirty: list[str] = []
         self.device_pos = 0
-        # Per pod key: its containers, init containers and overhead (the objects) and the requests read from
-        # them, so a cycle and the pod's binding read the quantities once.
-        self.requests_of: dict[Key, tuple[object, object, object, Vector, tuple[int, int]]] = {}
+        # By the identities of a pod's containers, init containers and overhead: those objects and the requests
+        # read from them, so a cycle and the pod's binding read the quantities once, and the replicas of one
+        # template, which share its containers (controllers.resourceclaim.template_copy), read them once.
+        self.requests_of: dict[tuple[int, int, int], tuple[object, object, object, Vector, tuple[int, int]]] = {}
 
     def intern(self, value: tuple[object, ...]) -> int:
         found = self.interned.get(value)
@@ -174,7 +175,7 @@ class NodeCache:
         assumed = self.assumed.get(key) if self.assumed else None
         if pod is not None and (counts_on_node(pod) or assumed):
             node_name = pod.spec.node_name or assumed or ""
-            req, nz = self.requests(key, pod)
+            req, nz = self.requests(pod)
             acct = self.accounts.get(node_name)
             if acct is None:
                 acct = self.accounts[node_name] = NodeAccount()
@@ -195,16 +196,18 @@ class NodeCache:
                     idx.add(node_name, state.nodes.get(node_name), +1)
         return touched
 
-    def requests(self, key: Key, pod: Pod) -> tuple[Vector, tuple[int, int]]:
-        """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once while
-        its containers and overhead are the same objects; the vector is shared: read only."""
+    def requests(self, pod: Pod) -> tuple[Vector, tuple[int, int]]:
+        """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once per
+        containers, init containers and overhead (the objects: only they are read); the vector is shared:
+        read only."""
         spec = pod.spec
-        hit = self.requests_of.get(key)
+        parts = (id(spec.containers), id(spec.init_containers), id(spec.overhead))
+        hit = self.requests_of.get(parts)
         if hit is not None and hit[0] is spec.containers and hit[1] is spec.init_containers \
                 and hit[2] is spec.overhead:
             return hit[3], hit[4]
         req, nz = pod_requests(pod), pod_nonzero(pod)
-        self.requests_of[key] = (spec.containers, spec.init_containers, spec.overhead, req, nz)
+        self.requests_of[parts] = (spec.containers, spec.init_containers, spec.overhead, req, nz)
         return req, nz
 
     def _watching(self, pod: Pod) -> list[SelectorIndex]:
