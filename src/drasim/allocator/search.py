@@ -129,13 +129,15 @@ class Allocator:
         self._available: dict[str, dict[str, dict[str, Number]]] = {}
         self._last: _Run | None = None  # the last successful call (last_path)
 
-    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
-        """One AllocationResult per claim, None when the claims do not fit on this node.
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim], view: NodeView | None = None
+                 ) -> list[AllocationResult] | None:
+        """One AllocationResult per claim, None when the claims do not fit on this node (`view`: the node's
+        view of this allocator's slice cache, when the caller holds it).
 
         Raises AllocationError (upstream's fatal errors) or NodeLocalError.
         """
         self.stats = AllocateStats()
-        view = self.cache.view(node, self.features)
+        view = view if view is not None else self.cache.view(node, self.features)
         run = _Run(self, node, list(claims), view)
         results = run.run()
         self._last = run if results is not None else None
@@ -145,7 +147,8 @@ class Allocator:
         """Where the last `allocate` call took its devices (None: it found no allocation)."""
         return self._last.path() if self._last is not None else None
 
-    def replay(self, node: Node, claims: Sequence[ResourceClaim], path: SearchPath) -> list[AllocationResult] | None:
+    def replay(self, node: Node, claims: Sequence[ResourceClaim], path: SearchPath, view: NodeView | None = None
+               ) -> list[AllocationResult] | None:
         """The claims' results from taking the devices of `path` (another node's search) on this node, one
         by one through the search's own checks; None when one of them refuses a device.
 
@@ -156,7 +159,7 @@ class Allocator:
         node fail rather than allocate wrongly; the caller then searches.
         """
         self.stats = AllocateStats()
-        view = self.cache.view(node, self.features)
+        view = view if view is not None else self.cache.view(node, self.features)
         return _Run(self, node, list(claims), view).replay(path)
 
     def probe(self, node: Node, claims: Sequence[ResourceClaim], reporter: SearchReporter) -> list[list[Constraint]]:

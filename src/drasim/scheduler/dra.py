@@ -451,6 +451,12 @@ class DraCycle:
                                                         max_steps=self.max_steps)
         return found
 
+    def _view(self, node: Node) -> NodeView:
+        """The node's view of the slices, as kept with the node's devices (SliceCache.view builds its key from
+        every node label: ~30 on a GPU node, sorted per call)."""
+        assert self._cache is not None
+        return self.caches.devices(self._cache, node, self.state).view
+
     def extended_needs(self, allocatable: Vector) -> tuple[str, ...] | None:
         """The pod's extended resources a node with `allocatable` gets through DRA: those a DeviceClass serves
         and the node does not advertise (a device plugin's count wins). None: one nothing serves there."""
@@ -583,7 +589,7 @@ class DraCycle:
     def _run(self, node: Node, batch: list[ResourceClaim]) -> Outcome:
         """A direct allocator call on the node."""
         try:
-            results = self.allocator(node).allocate(node, batch)
+            results = self.allocator(node).allocate(node, batch, self._view(node))
         except DeadlineExceeded:
             return (LOCAL, (), REASON_TIMEOUT)
         except NodeLocalError as err:
@@ -757,6 +763,6 @@ class DraCycle:
         if path is None or not REPLAY:
             return None
         try:
-            return self.allocator(node).replay(node, claims, path)
+            return self.allocator(node).replay(node, claims, path, self._view(node))
         except (AllocationError, NodeLocalError):
             return None  # the search meets the same error and reports it
