@@ -129,15 +129,13 @@ class Allocator:
         self._available: dict[str, dict[str, dict[str, Number]]] = {}
         self._last: _Run | None = None  # the last successful call (last_path)
 
-    def allocate(self, node: Node, claims: Sequence[ResourceClaim], view: NodeView | None = None
-                 ) -> list[AllocationResult] | None:
-        """One AllocationResult per claim, None when the claims do not fit on this node (`view`: the node's
-        view of this allocator's slice cache, when the caller holds it).
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
+        """One AllocationResult per claim, None when the claims do not fit on this node.
 
         Raises AllocationError (upstream's fatal errors) or NodeLocalError.
         """
         self.stats = AllocateStats()
-        view = view if view is not None else self.cache.view(node, self.features)
+        view = self.cache.view(node, self.features)
         run = _Run(self, node, list(claims), view)
         results = run.run()
         self._last = run if results is not None else None
@@ -150,7 +148,8 @@ class Allocator:
     def replay(self, node: Node, claims: Sequence[ResourceClaim], path: SearchPath, view: NodeView | None = None
                ) -> list[AllocationResult] | None:
         """The claims' results from taking the devices of `path` (another node's search) on this node, one
-        by one through the search's own checks; None when one of them refuses a device.
+        by one through the search's own checks; None when one of them refuses a device (`view`: the node's
+        view of this allocator's slice cache, when the caller holds it).
 
         The search reads a node only through what grouping's signatures record (scheduler.grouping), so on a
         node with the same signature it takes the same steps and the devices at the same positions: Reserve

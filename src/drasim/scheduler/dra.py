@@ -589,7 +589,7 @@ class DraCycle:
     def _run(self, node: Node, batch: list[ResourceClaim]) -> Outcome:
         """A direct allocator call on the node."""
         try:
-            results = self.allocator(node).allocate(node, batch, self._view(node))
+            results = self.allocator(node).allocate(node, batch)
         except DeadlineExceeded:
             return (LOCAL, (), REASON_TIMEOUT)
         except NodeLocalError as err:
