@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import msgspec
+import pytest
 import yaml
 
 from drasim.api.core import Deployment, Job, Pod, PodStatus, ReplicaSet, StatefulSet
@@ -268,6 +269,35 @@ spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.ex
     for p in state.pods.values():
         name = state.pod_claim_name(p, "gpu")
         assert name is not None and name.startswith(f"{p.metadata.name}-gpu-")
+
+
+def test_objects_of_one_template_share_its_copied_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods share their template's containers and claims their template's spec (one copy, not the template's
+    own objects); each pod's spec top level is its own, so binding one pod binds no other. With FAST_COPY off
+    each object has a copy of its own, and the objects encode the same."""
+    tmpl = obj("""
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+""")
+    encoded = []
+    for fast in (True, False):
+        monkeypatch.setattr(rc, "FAST_COPY", fast)
+        state = ClusterState.from_objects([obj(DEPLOY), copy.deepcopy(tmpl)])
+        wl.WorkloadController().reconcile(state)
+        rc.sync(state)
+        pods, claims = pods_of(state), sorted(state.claims.values(), key=lambda c: c.metadata.name)
+        rs = next(w for w in state.workloads if isinstance(w, ReplicaSet))
+        assert len(pods) == len(claims) == 3
+        assert all(p.spec.containers is not rs.spec.template.spec.containers for p in pods)
+        assert all(c.spec is not state.templates[("default", "gpu")].spec.spec for c in claims)
+        assert (pods[0].spec.containers is pods[1].spec.containers) is fast
+        assert (claims[0].spec is claims[1].spec) is fast
+        pods[0].spec.node_name = "node-a"
+        assert pods[1].spec.node_name is None
+        encoded.append([msgspec.json.encode(o) for o in (*pods, *claims)])
+    assert encoded[0] == encoded[1]
 
 
 # --- checks -----------------------------------------------------------------------------------------

@@ -65,7 +65,12 @@ class AllocateStats:
     proven: bool = False
 
 
-__all__ = ["AllocateStats", "Allocator", "SearchReporter"]
+__all__ = ["AllocateStats", "Allocator", "SearchPath", "SearchReporter"]
+
+# Where a successful search took its devices: per claim, the alternative each request settled on
+# (`RequestData.selected`) and each device taken, in the order taken, as (request, alternative, position
+# in the node's candidate list). See `Allocator.replay`.
+SearchPath = tuple[tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]], ...]
 
 
 class SearchReporter(Protocol):
@@ -122,6 +127,7 @@ class Allocator:
         self._in_use_any: set[DeviceID] | None = None
         # QUIRK: cached by pool name only, shared by every Allocate call of this allocator.
         self._available: dict[str, dict[str, dict[str, Number]]] = {}
+        self._last: _Run | None = None  # the last successful call (last_path)
 
     def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
         """One AllocationResult per claim, None when the claims do not fit on this node.
@@ -130,7 +136,30 @@ class Allocator:
         """
         self.stats = AllocateStats()
         view = self.cache.view(node, self.features)
-        return _Run(self, node, list(claims), view).run()
+        run = _Run(self, node, list(claims), view)
+        results = run.run()
+        self._last = run if results is not None else None
+        return results
+
+    def last_path(self) -> SearchPath | None:
+        """Where the last `allocate` call took its devices (None: it found no allocation)."""
+        return self._last.path() if self._last is not None else None
+
+    def replay(self, node: Node, claims: Sequence[ResourceClaim], path: SearchPath, view: NodeView | None = None
+               ) -> list[AllocationResult] | None:
+        """The claims' results from taking the devices of `path` (another node's search) on this node, one
+        by one through the search's own checks; None when one of them refuses a device (`view`: the node's
+        view of this allocator's slice cache, when the caller holds it).
+
+        The search reads a node only through what grouping's signatures record (scheduler.grouping), so on a
+        node with the same signature it takes the same steps and the devices at the same positions: Reserve
+        replays the path of the node Filter ran the allocator on instead of searching again (upstream's
+        Reserve likewise uses Filter's result for the node). The checks make a path that does not fit this
+        node fail rather than allocate wrongly; the caller then searches.
+        """
+        self.stats = AllocateStats()
+        view = view if view is not None else self.cache.view(node, self.features)
+        return _Run(self, node, list(claims), view).replay(path)
 
     def probe(self, node: Node, claims: Sequence[ResourceClaim], reporter: SearchReporter) -> list[list[Constraint]]:
         """Each request alternative on its own, with nothing else being allocated: every device of the node
@@ -214,6 +243,33 @@ class _Run:
                 if pool.invalid:
                     raise NodeLocalError("invalid resource pools were encountered")
             return None
+        return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    def path(self) -> SearchPath:
+        """`SearchPath` of this call's solution (after `run` found one)."""
+        where = {id(cand): pos for pos, cand in enumerate(self.cands)}
+        keys = {id(data): key for key, data in self.requests.items()}
+        out = []
+        for ci, claim in enumerate(self.claims):
+            selected = tuple(self.requests[(ci, ri, 0)].selected for ri in range(len(claim.spec.devices.requests)))
+            taken = tuple((keys[id(r.req)][1], keys[id(r.req)][2], where[id(r.cand)]) for r in self.results[ci])
+            out.append((selected, taken))
+        return tuple(out)
+
+    def replay(self, path: SearchPath) -> list[AllocationResult] | None:
+        """`Allocator.replay`: the claims prepared as `run` prepares them, then the path's devices added."""
+        for ci, claim in enumerate(self.claims):
+            self._prepare_claim(ci, claim)
+        if len(path) != len(self.claims):
+            return None
+        for ci, (selected, taken) in enumerate(path):
+            for ri, si in enumerate(selected):
+                self.requests[(ci, ri, 0)].selected = si
+            for ri, si, pos in taken:
+                data = self.requests.get((ci, ri, si))
+                if data is None or pos >= len(self.cands) or self._selectable((ci, ri, si), data, pos) is not None \
+                        or self._try_add(ci, data, self.cands[pos], must=False) is None:
+                    return None
         return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
 
     def probe(self) -> list[list[Constraint]]:

@@ -24,6 +24,7 @@ __all__ = [
     "finish",
     "flush_stdout",
     "guard_stdout",
+    "leave_to_exit",
     "output_failed",
     "write_error",
 ]
@@ -32,6 +33,30 @@ ANSWERED = 0  # everything was read and the command answered
 NO = 1  # the answer is "no": validate/lint errors, pending pods with --fail-on-pending, failed checks
 REFUSED = 2  # some input was refused: a document that does not decode, an object admission rejects (InputError)
 INTERRUPTED = 128 + signal.SIGINT  # Ctrl-C, as a shell reports a process the signal ended
+
+# Set by the entry point (main), which ends the process with os._exit once its output is flushed: a
+# command's heap (a 50,000-pod simulation: millions of objects) then goes back to the OS at once, instead
+# of being freed one object at a time as the command's frame unwinds (~6 % of such a run). A command run
+# in-process (tests, CliRunner) frees its objects as before.
+_fast_exit = False
+_left: list[object] = []
+
+
+def leave_to_exit(*objects: object) -> None:
+    """Keep `objects` alive until the process ends, when the entry point ends it with os._exit (else nothing)."""
+    if _fast_exit:
+        _left.extend(objects)
+
+
+def exit_now(code: int) -> None:
+    """End the process with `code` after flushing stdout and stderr, without freeing the heap."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def finish(inputs: Inputs | None = None, *, answer_no: bool = False, rejections_answer: bool = False) -> None:

@@ -100,11 +100,19 @@ def cli() -> None:
 def main() -> None:
     """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback; so does
     a failed write to stdout (cli.exits). SIGTERM and Ctrl-C unwind, so no temporary file is left behind."""
-    from drasim.cli.exits import catch_termination, flush_stdout, guard_stdout
+    from drasim.cli import exits
 
-    catch_termination()
-    guard_stdout()
-    sys.exit(flush_stdout(_run()))
+    exits.catch_termination()
+    exits.guard_stdout()
+    # Called by the program's entry script (the console scripts, `python -m drasim`): the process ends here,
+    # so its heap goes back to the OS without being freed object by object (exits.leave_to_exit). Called from
+    # other code (tests), main raises SystemExit as before.
+    entry = sys._getframe(1).f_globals.get("__name__") == "__main__"
+    exits._fast_exit = entry
+    code = exits.flush_stdout(_run())
+    if entry:
+        exits.exit_now(code)
+    sys.exit(code)
 
 
 def _run() -> int:

@@ -13,7 +13,7 @@ from drasim.allocator.budget import FILTER_BUDGET_STEPS, budget_text
 from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
-from drasim.cli.exits import finish
+from drasim.cli.exits import finish, leave_to_exit
 from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
 from drasim.cli.options import demo_profile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -138,6 +138,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                        f"{profile.describe()} would refuse them, so they are not simulated):")
             for line in rejected:
                 click.echo(f"  {line}")
+    leave_to_exit(inputs, result, lines)
     finish(inputs, answer_no=fail_on_pending and any(line.status == "Pending" for line in lines))
 
 

@@ -80,9 +80,12 @@ class NodeCache:
         self.plans: dict[tuple[object, ...], Plan] = {}
         self.dirty: list[str] = []
         self.device_pos = 0
-        # Per pod key: its containers, init containers and overhead (the objects) and the requests read from
-        # them, so a cycle and the pod's binding read the quantities once.
-        self.requests_of: dict[Key, tuple[object, object, object, Vector, tuple[int, int], object]] = {}
+        # By the identities of a pod's containers, init containers, overhead and node-allocatable claim statuses:
+        # those objects and the requests read from them, so a cycle and the pod's binding read the quantities
+        # once, and the replicas of one template, which share its containers
+        # (controllers.resourceclaim.template_copy), read them once.
+        self.requests_of: dict[tuple[int, int, int, int],
+                               tuple[object, object, object, Vector, tuple[int, int], object]] = {}
 
     def intern(self, value: tuple[object, ...]) -> int:
         found = self.interned.get(value)
@@ -174,7 +177,7 @@ class NodeCache:
         assumed = self.assumed.get(key) if self.assumed else None
         if pod is not None and (counts_on_node(pod) or assumed):
             node_name = pod.spec.node_name or assumed or ""
-            req, nz = self.requests(key, pod)
+            req, nz = self.requests(pod)
             acct = self.accounts.get(node_name)
             if acct is None:
                 acct = self.accounts[node_name] = NodeAccount()
@@ -195,18 +198,21 @@ class NodeCache:
                     idx.add(node_name, state.nodes.get(node_name), +1)
         return touched
 
-    def requests(self, key: Key, pod: Pod) -> tuple[Vector, tuple[int, int]]:
-        """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once while
-        its containers and overhead are the same objects; the vector is shared: read only."""
+    def requests(self, pod: Pod) -> tuple[Vector, tuple[int, int]]:
+        """The pod's requests and non-zero requests (resources.pod_requests, pod_nonzero), read once per
+        containers, init containers and overhead (the objects: only they are read); the vector is shared:
+        read only."""
         spec = pod.spec
-        # The node-allocatable claim statuses binding writes change the requests too.
-        claims = pod.status.node_allocatable_resource_claim_statuses if pod.status is not None else None
-        hit = self.requests_of.get(key)
+        # The node-allocatable claim statuses binding writes change the requests too (each assignment is a new
+        # list; an empty one counts as none, so replicas without any still share an entry).
+        claims = (pod.status.node_allocatable_resource_claim_statuses or None) if pod.status is not None else None
+        parts = (id(spec.containers), id(spec.init_containers), id(spec.overhead), id(claims))
+        hit = self.requests_of.get(parts)
         if hit is not None and hit[0] is spec.containers and hit[1] is spec.init_containers \
                 and hit[2] is spec.overhead and hit[5] is claims:
             return hit[3], hit[4]
         req, nz = pod_requests(pod), pod_nonzero(pod)
-        self.requests_of[key] = (spec.containers, spec.init_containers, spec.overhead, req, nz, claims)
+        self.requests_of[parts] = (spec.containers, spec.init_containers, spec.overhead, req, nz, claims)
         return req, nz
 
     def _watching(self, pod: Pod) -> list[SelectorIndex]:

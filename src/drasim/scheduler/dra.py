@@ -18,6 +18,7 @@ from drasim.allocator.budget import FILTER_BUDGET_STEPS
 from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
 from drasim.allocator.pools import Pool
+from drasim.allocator.search import SearchPath
 from drasim.api.claims import claim_ref
 from drasim.api.core import (
     ContainerExtendedResourceRequest,
@@ -54,6 +55,9 @@ REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 REASON_CANNOT_FIT = "cannot fit resource"
 REASON_STALE_EXTENDED = "cannot schedule extended resource claim"
 REASON_TIMEOUT = "timed out trying to allocate devices"
+# Reserve replays the allocator's path from a node with the same signature instead of searching again
+# (DraCycle._replayed); off only to prove that it changes no result (tests/scheduler/test_reserve_replay.py).
+REPLAY = True
 # Filter reasons that name nothing of the pod (node-local allocator errors may).
 CONSTANT_REASONS = frozenset({REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE, REASON_CANNOT_FIT,
                               REASON_STALE_EXTENDED, REASON_TIMEOUT})
@@ -133,6 +137,8 @@ class DraCaches:
         self.statics: dict[tuple[object, ...], int] = {}
         self.static_of: dict[tuple[int, str], tuple[Node, int]] = {}
         self.outcomes: dict[tuple[object, ...], Outcome] = {}
+        # Per signature with an allocation, where the allocator took the devices (Reserve replays it).
+        self.paths: dict[tuple[object, ...], SearchPath] = {}
         self.pool_ids: dict[tuple[str, str], set[DeviceID]] = {}
         self.pool_use: dict[tuple[str, str], tuple[int, AllocatedState]] = {}
 
@@ -257,6 +263,7 @@ class DraCycle:
     mappings: dict[int, list[ContainerExtendedResourceRequest]] = field(default_factory=dict)  # by id(variant)
     batches: dict[tuple[str, ...], tuple[list[ResourceClaim], Shape | None]] = field(default_factory=dict)
     _allocators: dict[str, Allocator] = field(default_factory=dict)
+    sigs: dict[str, tuple[object, ...]] = field(default_factory=dict)  # each node's signature in this cycle
     _cache: SliceCache | None = None
     _backed: frozenset[str] | None = None  # backed_resources, found once: classes do not change in a cycle
     requests: Vector = field(default_factory=dict)  # the pod's own requests (PreFilter's)
@@ -459,6 +466,12 @@ class DraCycle:
                                                         max_steps=self.max_steps)
         return found
 
+    def _view(self, node: Node) -> NodeView:
+        """The node's view of the slices, as kept with the node's devices (SliceCache.view builds its key from
+        every node label: ~30 on a GPU node, sorted per call)."""
+        assert self._cache is not None
+        return self.caches.devices(self._cache, node, self.state).view
+
     def extended_needs(self, allocatable: Vector) -> tuple[str, ...] | None:
         """The pod's extended resources a node with `allocatable` gets through DRA: those a DeviceClass serves
         and the node does not advertise (a device plugin's count wins). None: one nothing serves there."""
@@ -587,9 +600,14 @@ class DraCycle:
         else:
             sig = self.signature(shape, node, rec.view)
             rec.sigs[shape.id] = (epoch, sig)
+        self.sigs[node.metadata.name] = sig
         outcome = caches.outcomes.get(sig)
         if outcome is None:
             outcome = caches.outcomes[sig] = self._run(node, batch)
+            if outcome[0] == OK:
+                path = self.allocator(node).last_path()
+                if path is not None:
+                    caches.paths[sig] = path
         kind, chosen, message = outcome
         if kind == OK:
             return chosen
@@ -798,8 +816,22 @@ class DraCycle:
             return []
         results = self.results.get(name)
         if results is None:
+            results = self._replayed(node, found.claims)
+        if results is None:
             kind, _, message = self._run(node, found.claims)
             results = self.results.get(name)
             if kind != OK or results is None:
                 raise CycleError(message or "claim allocation not found for node")
         return list(zip(found.claims, results, strict=True))
+
+    def _replayed(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+        """The node's allocation from the path of the node whose search answered its signature (Filter's
+        answer; see Allocator.replay), or None: no path, or the replay refused (the caller searches)."""
+        sig = self.sigs.get(node.metadata.name)
+        path = self.caches.paths.get(sig) if sig is not None else None
+        if path is None or not REPLAY:
+            return None
+        try:
+            return self.allocator(node).replay(node, claims, path, self._view(node))
+        except (AllocationError, NodeLocalError):
+            return None  # the search meets the same error and reports it

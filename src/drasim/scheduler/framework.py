@@ -242,12 +242,11 @@ class Scheduler:
         resources, before the scheduler has created it, with the pod status naming it (request mappings; no
         claim name yet). Nodes that need none, or where nothing serves one, are left out; empty once the
         claim exists. Changes nothing."""
-        key = key_of(pod)
         self._cache.sync(state, self._dra.pool_nodes)
         dra = DraCycle(state, pod, self._dra, self.config.extended_resources, self.config.binding_timeout_seconds)
         if dra.pre_enqueue() is not None:
             return {}
-        req, _ = self._cache.requests(key, pod)
+        req, _ = self._cache.requests(pod)
         if dra.pre_filter(req).error is not None or dra.special is None or not dra.special_template:
             return {}
         out: dict[str, tuple[ResourceClaim, PodExtendedResourceClaimStatus]] = {}
@@ -310,7 +309,7 @@ class Scheduler:
         cache = self._cache.static.get(static.key)
         if cache is None:
             cache = self._cache.static[static.key] = {}
-        req, nz = self._cache.requests(key, pod)
+        req, nz = self._cache.requests(pod)
         return _Ctx(pod=pod, key=key, namespace=key[0], static=static, req=req, nz=nz, dra=dra,
                     dra_backed=frozenset(), static_cache=cache, spread=ts.Spread())
 

@@ -46,6 +46,21 @@ class Ranking:
         classes = self.classes
         if len(cids) == len(self.totals):  # every node has this total
             return list(range(len(classes) if limit is None else min(limit, len(classes))))
+        if limit is not None and limit * len(cids) <= _PICK_COUNT_MAX * 4:
+            # The first `limit` of each class by list.index (a C loop of identity compares, several times
+            # faster per node than the set lookup below): their first `limit` in scan order are the level's.
+            # Per pod the simulation keeps the top 3 of hundreds of feasible nodes.
+            first: list[int] = []
+            for c in cids:
+                pos = -1
+                for _ in range(limit):
+                    try:
+                        pos = classes.index(c, pos + 1)
+                    except ValueError:
+                        break
+                    first.append(pos)
+            first.sort()
+            return first[:limit]
         found = compress(range(len(classes)), map(cids.__contains__, classes))  # at C speed
         return list(found if limit is None else islice(found, limit))
 

@@ -16,7 +16,7 @@ GATED = "Gated"
 ERROR = "Error"
 
 
-@dataclass
+@dataclass(slots=True)  # one per pod: no __dict__ (~200 bytes each)
 class ScheduleResult:
     """What one scheduling cycle decided; `Scheduler.apply` writes it into the cluster state."""
 

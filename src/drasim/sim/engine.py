@@ -96,7 +96,7 @@ class SimulationOptions:
                    gang_scheduling=profile.gate("GangScheduling"), **kwargs)
 
 
-@dataclass
+@dataclass(slots=True)  # one per pod: no __dict__ (~200 bytes each)
 class PodRecord:
     """What happened to one pod: where it landed and why, or why not (the last scheduling attempt)."""
 
@@ -127,9 +127,10 @@ def placement_scores(result: ScheduleResult) -> tuple[dict[str, int], str | None
     mine = ranking.plugins[ranking.classes[ranking.feasible.index(result.node)]]
     best = max((p.get(PLUGIN, 0) for p in ranking.plugins.values()), default=0)
     if best > mine.get(PLUGIN, 0):
-        for node, cid in zip(ranking.feasible, ranking.classes, strict=True):
-            if ranking.plugins[cid].get(PLUGIN, 0) == best:
-                return dict(mine), node, dict(ranking.plugins[cid])
+        # The first node of a class with that score: each class's first position by list.index (C speed;
+        # every class with plugin scores has nodes), not a Python step per feasible node.
+        first = min(ranking.classes.index(cid) for cid, p in ranking.plugins.items() if p.get(PLUGIN, 0) == best)
+        return dict(mine), ranking.feasible[first], dict(ranking.plugins[ranking.classes[first]])
     return dict(mine), None, {}
 
 

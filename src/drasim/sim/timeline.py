@@ -47,6 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from typing import Any
 
 from drasim.api.clone import clone
@@ -648,12 +649,20 @@ class RunTracker:
         return pod.metadata.uid or f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}"
 
     def _running(self, state: ClusterState) -> Iterable[tuple[Pod, timedelta]]:
-        for key in sorted(state.pods):
-            pod = state.pods[key]
+        # The annotation is looked at first and only the pods carrying it are sorted (by key, the order
+        # the durations are read and a bad one reported in): three passes a round over 50,000 pods, of
+        # which usually none has it, cost ~2 % of such a run when every key was sorted.
+        found = []
+        for key, pod in state.pods.items():
+            if RUN_FOR_ANNOTATION not in pod.metadata.annotations:
+                continue
             if not pod.spec.node_name or pod.metadata.deletion_timestamp is not None:
                 continue
             if pod.status is not None and pod.status.phase in PHASES:
                 continue
+            found.append((key, pod))
+        found.sort(key=itemgetter(0))
+        for _key, pod in found:
             duration = run_for(pod)
             if duration is not None:
                 yield pod, duration

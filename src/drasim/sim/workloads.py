@@ -39,7 +39,13 @@ from drasim.api.quantity import quantity_enc_hook
 from drasim.api.resource import ResourceClaimTemplate
 from drasim.cluster.state import EPOCH, ClusterState, Key
 from drasim.controllers.events import NORMAL, Event, ref
-from drasim.controllers.resourceclaim import copy_from_template, deterministic_uid, hash_chars
+from drasim.controllers.resourceclaim import (
+    TemplateCopies,
+    copy_from_template,
+    deterministic_uid,
+    hash_chars,
+    template_copy,
+)
 from drasim.errors import InputError
 from drasim.sim.timeline import Apply, Timeline
 
@@ -106,6 +112,7 @@ class WorkloadController:
     seen: set[WKey] = field(default_factory=set)  # owners managed before: only their orphans are collected
     succeeded: dict[WKey, set[str]] = field(default_factory=dict)  # Job -> UIDs of pods that succeeded
     completed: set[WKey] = field(default_factory=set)  # Jobs announced complete
+    copies: TemplateCopies = field(default_factory=dict)  # pod template specs' shared copies (template_copy)
 
     def reconcile(self, state: ClusterState) -> list[Event]:
         """One pass over `state.workloads`: ReplicaSets for Deployments, garbage collection of objects whose
@@ -206,7 +213,8 @@ class WorkloadController:
                                              name=owner.metadata.name, uid=owner.metadata.uid or "",
                                              controller=True, block_owner_deletion=True)],
         )
-        pod = Pod(metadata=meta, spec=copy_from_template(template.spec))
+        # The spec's parts are the template's shared copy (template_copy); its top level is the pod's own.
+        pod = Pod(metadata=meta, spec=msgspec.structs.replace(template_copy(template.spec, self.copies)))
         state.add(pod)
         return pod
 
