@@ -3,13 +3,15 @@ errors on stdout (one line, exit 1) and SIGTERM (unwinds like Ctrl-C, so no temp
 
 from __future__ import annotations
 
+import atexit
 import errno
 import io
 import os
 import signal
 import sys
+import threading
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from drasim.sources.inputs import Inputs
@@ -21,6 +23,7 @@ __all__ = [
     "REFUSED",
     "WriteFailed",
     "catch_termination",
+    "end_process",
     "finish",
     "flush_stdout",
     "guard_stdout",
@@ -125,3 +128,21 @@ def flush_stdout(code: int) -> int:
             raise
         return output_failed(err, code)
     return code
+
+
+def end_process(code: int) -> NoReturn:
+    """End the `drasim` process with `code` once its output is flushed, without the interpreter's teardown.
+
+    Tearing down frees every object one by one: after reading a 5,000-node fleet that is ~0.35 CPU-s of
+    nothing a user sees. atexit handlers still run and stderr is flushed; with another thread alive (a pool,
+    a dask client) the interpreter ends as usual, so nothing is cut short."""
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

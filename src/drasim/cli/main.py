@@ -100,11 +100,16 @@ def cli() -> None:
 def main() -> None:
     """Run the CLI; a DrasimError becomes one message on stderr and its exit code, never a traceback; so does
     a failed write to stdout (cli.exits). SIGTERM and Ctrl-C unwind, so no temporary file is left behind."""
-    from drasim.cli.exits import catch_termination, flush_stdout, guard_stdout
+    from drasim.cli.exits import catch_termination, end_process, flush_stdout, guard_stdout
 
     catch_termination()
     guard_stdout()
-    sys.exit(flush_stdout(_run()))
+    code = flush_stdout(_run())
+    # Run as the process's entry point (the `drasim` script, `python -m drasim`): end without the teardown.
+    # Called from other code (tests), it exits as before.
+    if sys._getframe(1).f_globals.get("__name__") == "__main__":
+        end_process(code)
+    sys.exit(code)
 
 
 def _run() -> int:

@@ -263,9 +263,28 @@ def check_json_depth(data: bytes, *, source: str) -> None:
     structure = unescaped.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
     if b'"' in structure:  # strings holding brackets: few
         structure = re.sub(rb'"[^"]*"', b"", structure)
+    if _balanced_depth(structure) is not None:
+        return
     steps = memoryview(structure.translate(_STEPS)).cast("b")
     if max(itertools.accumulate(steps), default=0) > MAX_DEPTH:
         raise _locate_too_deep(data.decode("utf-8", "replace"), source)
+
+
+_ONE_BRACKET = bytes.maketrans(b"[]", b"{}")
+
+
+def _balanced_depth(structure: bytes) -> int | None:
+    """The nesting depth of balanced brackets, if it is at most `MAX_DEPTH`, else None (unbalanced or deep: the
+    exact walk decides). Each pass drops the innermost pairs, one level: a few passes over a shrinking string
+    instead of a running sum over every bracket (the depth counts arrays and objects alike, so one kind will do)."""
+    level = structure.translate(_ONE_BRACKET)
+    depth = 0
+    while level:
+        inner = level.replace(b"{}", b"")
+        if len(inner) == len(level) or depth == MAX_DEPTH:
+            return None
+        level, depth = inner, depth + 1
+    return depth
 
 
 def _locate_too_deep(text: str, source: str) -> InputError:
