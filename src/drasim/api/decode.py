@@ -17,7 +17,7 @@ import msgspec
 from drasim.api.convert import CONVERTIBLE_VERSIONS, V1, original_path, to_v1
 from drasim.api.kinds import KINDS, KubeObject, split_api_version
 from drasim.api.meta import INT32_MIN, INT64_MIN
-from drasim.api.quantity import quantity_dec_hook
+from drasim.api.quantity import Quantity, quantity_dec_hook
 from drasim.errors import InputError
 
 __all__ = ["DecodeResult", "decode_as", "decode_documents", "decode_json_bytes", "decode_object", "gc_paused",
@@ -213,6 +213,29 @@ class _Head(msgspec.Struct):
 
 
 _head_decoder = msgspec.json.Decoder(_Head)
+# `"apiVersion": "...", "kind": "..."` opening an object, as kubectl and drasim write them: read from the first
+# bytes of a list item, the typed decoder is picked without the envelope's pass over the whole item (escapes,
+# other orders and anything else go through `_Head`). Only for items: the split that found them has checked
+# the syntax of the whole input already, so errors are the same either way.
+_ENVELOPE = re.compile(rb'\{[ \t\r\n]*"apiVersion"[ \t\r\n]*:[ \t\r\n]*"([ !#-\[\]-~]*)"[ \t\r\n]*,'
+                       rb'[ \t\r\n]*"kind"[ \t\r\n]*:[ \t\r\n]*"([ !#-\[\]-~]*)"[ \t\r\n]*[,}]')
+_ENVELOPE_PEEK = 200
+# Quantities by their JSON string: a fleet spells the same few capacities on every device (~700,000 of them on
+# 5,000 nodes), and a Quantity is immutable. Bounded: past it, strings are parsed each time.
+_QUANTITIES: dict[str, Quantity] = {}
+_MAX_QUANTITIES = 10_000
+
+
+def _quantity_hook(type_: type, obj: object) -> object:
+    """`quantity_dec_hook`, remembering what each string gave (errors are not remembered: raised each time)."""
+    if type(obj) is str and type_ is Quantity:
+        q = _QUANTITIES.get(obj)
+        if q is None:
+            q = quantity_dec_hook(type_, obj)
+            if len(_QUANTITIES) < _MAX_QUANTITIES:
+                _QUANTITIES[obj] = q
+        return q
+    return quantity_dec_hook(type_, obj)
 _raw_array_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _typed_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
@@ -261,6 +284,10 @@ def json_syntax_error(exc: msgspec.DecodeError, data: bytes, *, source: str) -> 
 
 def _json_item(result: DecodeResult, raw: msgspec.Raw, *, source: str, where: str | None,
                inherit: dict[str, str] | None) -> None:
+    envelope = _ENVELOPE.match(bytes(memoryview(raw)[:_ENVELOPE_PEEK])) if where is not None else None
+    if envelope is not None and not envelope.group(2).endswith(b"List") and _typed_item(
+            result, raw, envelope.group(1).decode(), envelope.group(2).decode()):
+        return
     try:
         head: _Head | None = _head_decoder.decode(raw)
     except msgspec.ValidationError:  # not an object, or `items` is not an array: the dict path says so
@@ -278,26 +305,33 @@ def _json_item(result: DecodeResult, raw: msgspec.Raw, *, source: str, where: st
             for j, item in enumerate(head.items):
                 _json_item(result, item, source=source, where=_join(where, f"items[{j}]"), inherit=defaults)
             return
-        cls = kind_type(api_version, kind)
-        group, version = split_api_version(api_version)
-        if cls is not None and version in ("v1", "v1beta2"):
-            decoder = _typed_decoders.get(cls)
-            if decoder is None:
-                decoder = _typed_decoders[cls] = msgspec.json.Decoder(cls, dec_hook=quantity_dec_hook,
-                                                                      strict=True)
-            try:
-                obj = decoder.decode(raw)
-            except msgspec.ValidationError:
-                pass  # the dict path below reports it with the object's name and the field path
-            else:
-                obj.kind = kind  # items of typed lists may lack their own apiVersion/kind
-                obj.api_version = V1 if group == RESOURCE_GROUP else api_version
-                result.append(obj, api_version)
-                return
+        if _typed_item(result, raw, api_version, kind):
+            return
     doc = msgspec.json.decode(raw)
     if isinstance(doc, dict) and inherit:
         doc = {**inherit, **doc}
     _decode_into(result, doc, source=source, where=where)
+
+
+def _typed_item(result: DecodeResult, raw: msgspec.Raw, api_version: str, kind: str) -> bool:
+    """Decode a v1/v1beta2 object of a kind drasim models with its typed decoder into `result`; False (nothing
+    added) for other versions and kinds, and for anything the decoder rejects: the dict path reports it with
+    the object's name and the field path."""
+    cls = kind_type(api_version, kind)
+    group, version = split_api_version(api_version)
+    if cls is None or version not in ("v1", "v1beta2"):
+        return False
+    decoder = _typed_decoders.get(cls)
+    if decoder is None:
+        decoder = _typed_decoders[cls] = msgspec.json.Decoder(cls, dec_hook=_quantity_hook, strict=True)
+    try:
+        obj = decoder.decode(raw)
+    except msgspec.ValidationError:
+        return False
+    obj.kind = kind  # items of typed lists may lack their own apiVersion/kind
+    obj.api_version = V1 if group == RESOURCE_GROUP else api_version
+    result.append(obj, api_version)
+    return True
 
 
 _typed_list_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
@@ -310,7 +344,7 @@ def _typed_list_decoder(item_type: type) -> msgspec.json.Decoder[Any]:
         fields: list[Any] = [("items", list[item_type])]  # type: ignore[valid-type]
         list_type = msgspec.defstruct(f"{item_type.__name__}List", fields)
         decoder = _typed_list_decoders[item_type] = msgspec.json.Decoder(
-            list_type, dec_hook=quantity_dec_hook, strict=True)
+            list_type, dec_hook=_quantity_hook, strict=True)
     return decoder
 
 
