@@ -231,7 +231,7 @@ def _quantity_hook(type_: type, obj: object) -> object:
     if type(obj) is str and type_ is Quantity:
         q = _QUANTITIES.get(obj)
         if q is None:
-            q = quantity_dec_hook(type_, obj)
+            q = Quantity.coerce(obj)  # what quantity_dec_hook does with a string
             if len(_QUANTITIES) < _MAX_QUANTITIES:
                 _QUANTITIES[obj] = q
         return q
