@@ -17,7 +17,7 @@ import msgspec
 from drasim.api.convert import CONVERTIBLE_VERSIONS, V1, original_path, to_v1
 from drasim.api.kinds import KINDS, KubeObject, split_api_version
 from drasim.api.meta import INT32_MIN, INT64_MIN
-from drasim.api.quantity import Quantity, quantity_dec_hook
+from drasim.api.quantity import quantity_dec_hook
 from drasim.errors import InputError
 
 __all__ = ["DecodeResult", "decode_as", "decode_documents", "decode_json_bytes", "decode_object", "gc_paused",
@@ -220,22 +220,6 @@ _head_decoder = msgspec.json.Decoder(_Head)
 _ENVELOPE = re.compile(rb'\{[ \t\r\n]*"apiVersion"[ \t\r\n]*:[ \t\r\n]*"([ !#-\[\]-~]*)"[ \t\r\n]*,'
                        rb'[ \t\r\n]*"kind"[ \t\r\n]*:[ \t\r\n]*"([ !#-\[\]-~]*)"[ \t\r\n]*[,}]')
 _ENVELOPE_PEEK = 200
-# Quantities by their JSON string: a fleet spells the same few capacities on every device (~700,000 of them on
-# 5,000 nodes), and a Quantity is immutable. Bounded: past it, strings are parsed each time.
-_QUANTITIES: dict[str, Quantity] = {}
-_MAX_QUANTITIES = 10_000
-
-
-def _quantity_hook(type_: type, obj: object) -> object:
-    """`quantity_dec_hook`, remembering what each string gave (errors are not remembered: raised each time)."""
-    if type(obj) is str and type_ is Quantity:
-        q = _QUANTITIES.get(obj)
-        if q is None:
-            q = Quantity.coerce(obj)  # what quantity_dec_hook does with a string
-            if len(_QUANTITIES) < _MAX_QUANTITIES:
-                _QUANTITIES[obj] = q
-        return q
-    return quantity_dec_hook(type_, obj)
 _raw_array_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _typed_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
@@ -323,7 +307,7 @@ def _typed_item(result: DecodeResult, raw: msgspec.Raw, api_version: str, kind: 
         return False
     decoder = _typed_decoders.get(cls)
     if decoder is None:
-        decoder = _typed_decoders[cls] = msgspec.json.Decoder(cls, dec_hook=_quantity_hook, strict=True)
+        decoder = _typed_decoders[cls] = msgspec.json.Decoder(cls, dec_hook=quantity_dec_hook, strict=True)
     try:
         obj = decoder.decode(raw)
     except msgspec.ValidationError:
@@ -344,7 +328,7 @@ def _typed_list_decoder(item_type: type) -> msgspec.json.Decoder[Any]:
         fields: list[Any] = [("items", list[item_type])]  # type: ignore[valid-type]
         list_type = msgspec.defstruct(f"{item_type.__name__}List", fields)
         decoder = _typed_list_decoders[item_type] = msgspec.json.Decoder(
-            list_type, dec_hook=_quantity_hook, strict=True)
+            list_type, dec_hook=quantity_dec_hook, strict=True)
     return decoder
 
 
