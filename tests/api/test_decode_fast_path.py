@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import msgspec
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes
@@ -54,9 +54,16 @@ def json_inputs(draw: st.DrawFn) -> bytes:
                  if isinstance(d, dict) else d for d in docs]
         doc = {"apiVersion": first.get("apiVersion", "v1"), "kind": f"{first.get('kind', 'Pod')}List",
                "items": items}
+    # A JSON file that is `null` is refused as no object; the dict path skips null documents as YAML's empty
+    # ones (both as before the typed path): not a case to compare.
+    assume(doc is not None)
     indent = draw(st.sampled_from([None, 1, 2, 4]))
     separators = draw(st.sampled_from([None, (",", ":"), (" ,", " : ")]))
-    return json.dumps(doc, indent=indent, separators=separators).encode()
+    try:  # the fuzzer's floats include inf and nan, which JSON cannot hold
+        text = json.dumps(doc, indent=indent, separators=separators, allow_nan=False)
+    except ValueError:
+        assume(False)
+    return text.encode()
 
 
 @settings(max_examples=examples(300), deadline=None)
