@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import inputs
-from common import calibration_factor, installed_env, report, run_drasim
+from common import REPEAT, calibration_factor, installed_env, median_cpu, report, run_drasim
 
 TARGET_PODS_PER_CPU_S = 3000.0
 # Pods of 1,000 small Deployments may cost at most this much more than the same pods in one.
@@ -25,7 +25,7 @@ ENV = installed_env()
 
 
 def main() -> None:
-    print("== drasim simulate as a user runs it (whole process, CPU seconds; output to /dev/null)")
+    print(f"== drasim simulate as a user runs it (whole process, CPU seconds, median of {REPEAT}; output to /dev/null)")
     with tempfile.TemporaryDirectory() as tmp:
         shapes = {
             "5,000 Pods (scheduler_perf)": inputs.scheduler_perf(Path(tmp) / "pods.yaml"),
@@ -36,8 +36,7 @@ def main() -> None:
         large = "--large" in sys.argv
         for label, path in shapes.items():
             for fmt in FORMATS:
-                factor = calibration_factor()
-                cpu = run_drasim("simulate", "-f", str(path), "-o", fmt, env=ENV).cpu
+                cpu, factor = median_cpu("simulate", "-f", str(path), "-o", fmt, env=ENV)
                 json_cpu.setdefault(label, cpu)
                 report(f"{label} onto 500 nodes x 10 devices, -o {fmt}", 5000 / cpu, "pods/CPU-s",
                        TARGET_PODS_PER_CPU_S, lower_is_better=False, factor=factor,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import calibration_factor, installed_env, report, run_drasim
+from common import REPEAT, installed_env, median_cpu, report
 
 NODES = int(os.environ.get("DRASIM_BENCH_FLEET_NODES", "5000"))
 GROUPS = (("h100", 0.8), ("a100-80gb:mig-dynamic", 0.04), ("h200", 0.16))
@@ -50,15 +50,15 @@ def _fleet_args() -> list[str]:
     return args
 
 
-def _cpu(*args: str, cache: str = "off") -> tuple[float, float]:
-    """(CPU seconds, calibration factor taken just before) of one `drasim` process (`cache`: its parse cache)."""
-    factor = calibration_factor()
-    return run_drasim(*args, env={**ENV, "DRASIM_CACHE_DIR": cache}).cpu, factor
+def _cpu(*args: str, cache: str = "off", repeat: int = REPEAT) -> tuple[float, float]:
+    """(CPU seconds, calibration factor), medians of `repeat` `drasim` processes (`cache`: their parse cache)."""
+    return median_cpu(*args, env={**ENV, "DRASIM_CACHE_DIR": cache}, repeat=repeat)
 
 
 def main() -> None:
     direct = sys.argv[0].endswith("bench_fleet_tools.py")
-    print(f"== toolkit at fleet scale (whole process, CPU seconds; {NODES:,} nodes: {' '.join(_fleet_args())})")
+    print(f"== toolkit at fleet scale (whole process, CPU seconds, JSON: median of {REPEAT}; {NODES:,} nodes: "
+          f"{' '.join(_fleet_args())})")
     for args in (["--help"], ["--version"]):
         cpu, factor = _cpu(*args)
         report(f"drasim {args[0]}", cpu, "CPU-s", 0.3, factor=factor)
@@ -85,12 +85,12 @@ def main() -> None:
             "simulate": ["simulate", "-o", "json", "-f", pod],
         }
         for name, args in commands.items():
-            cpu, factor = _cpu(*args, "-f", fleet)
+            cpu, factor = _cpu(*args, "-f", fleet, repeat=1)  # minutes each: one process
             report(f"{name} -f FLEET (YAML, first read)", cpu, "CPU-s", TARGET_YAML_CPU_S, factor=factor)
             cpu, factor = _cpu(*args, "-f", fleet_json)
             report(f"{name} -f FLEET.json", cpu, "CPU-s", TARGET_JSON_CPU_S, factor=factor)
         cache = os.path.join(tmp, "cache")
-        _cpu("validate", "-f", fleet, cache=cache)  # fills the parse cache
+        _cpu("validate", "-f", fleet, cache=cache, repeat=1)  # fills the parse cache
         cpu, factor = _cpu("validate", "-f", fleet, cache=cache)
         report("validate -f FLEET (YAML, from the parse cache)", cpu, "CPU-s", TARGET_JSON_CPU_S, factor=factor)
 

@@ -115,6 +115,20 @@ def run_drasim(*args: str, env: dict[str, str] | None = None, stdout: Any = subp
     return Process(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, text)
 
 
+# Whole-process figures are the median of this many processes (the machine is shared: one run can be unlucky).
+REPEAT = int(os.environ.get("DRASIM_BENCH_REPEAT", "3"))
+
+
+def median_cpu(*args: str, env: dict[str, str] | None = None, repeat: int = REPEAT) -> tuple[float, float]:
+    """(median CPU seconds, median calibration factor) of `repeat` `drasim` processes, each factor taken
+    right before its process."""
+    cpus, factors = [], []
+    for _ in range(max(1, repeat)):
+        factors.append(calibration_factor())
+        cpus.append(run_drasim(*args, env=env).cpu)
+    return statistics.median(cpus), statistics.median(factors)
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     t = time.perf_counter()
     out = fn()

@@ -645,3 +645,16 @@ def test_value_is_the_rounded_up_integer(q: Quantity) -> None:
     if q.is_integer():
         assert q.as_integer() == f
         assert -(2**63) <= q.as_integer() < 2**63
+
+
+@pytest.mark.parametrize("text", ["80Gi", " 4 ", "1000m", "1Pi", "0.5", "1e3", "12345678901234567890", "1.5Ki"])
+def test_dec_hook_remembers_only_what_parsing_shares(text: str) -> None:
+    """The decoders' hook gives what `Quantity.coerce` gives, the same instance again only for int64 values
+    (upstream's inf.Dec values are a fresh pointer per parse, which struct_equal can see)."""
+    from drasim.api.quantity import quantity_dec_hook
+
+    first, again = quantity_dec_hook(Quantity, text), quantity_dec_hook(Quantity, text)
+    expected = Quantity.coerce(text)
+    assert isinstance(first, Quantity) and isinstance(again, Quantity)
+    assert (str(first), first.format, first == expected) == (str(expected), expected.format, True)
+    assert (first is again) == (Quantity.coerce(text) is Quantity.coerce(text))

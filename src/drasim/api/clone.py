@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from drasim.api.decode import gc_paused
 from drasim.api.quantity import quantity_dec_hook, quantity_enc_hook
 
 __all__ = ["clone", "clone_objects"]
@@ -18,8 +19,12 @@ _decoders: dict[type, msgspec.msgpack.Decoder[Any]] = {}
 
 
 def clone_objects(objects: Iterable[Any]) -> list[Any]:
-    """Independent copies of `objects` (msgspec structs through msgpack; anything else deep-copied)."""
-    return [clone(obj) for obj in objects]
+    """Independent copies of `objects` (msgspec structs through msgpack; anything else deep-copied).
+
+    With the cyclic collector paused, as decoding does: the copies hold no cycles, and a fleet's are millions
+    of objects, each batch of which set off a collection (a 5,000-node clone took three times as long)."""
+    with gc_paused():
+        return [clone(obj) for obj in objects]
 
 
 def clone(obj: Any) -> Any:

@@ -214,6 +214,13 @@ class _Head(msgspec.Struct):
 
 
 _head_decoder = msgspec.json.Decoder(_Head)
+# `"apiVersion": "...", "kind": "..."` opening an object, as kubectl and drasim write them: read from the first
+# bytes of a list item, the typed decoder is picked without the envelope's pass over the whole item (escapes,
+# other orders and anything else go through `_Head`). Only for items: the split that found them has checked
+# the syntax of the whole input already, so errors are the same either way.
+_ENVELOPE = re.compile(rb'\{[ \t\r\n]*"apiVersion"[ \t\r\n]*:[ \t\r\n]*"([ !#-\[\]-~]*)"[ \t\r\n]*,'
+                       rb'[ \t\r\n]*"kind"[ \t\r\n]*:[ \t\r\n]*"([ !#-\[\]-~]*)"[ \t\r\n]*[,}]')
+_ENVELOPE_PEEK = 200
 _raw_array_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _typed_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
@@ -262,6 +269,10 @@ def json_syntax_error(exc: msgspec.DecodeError, data: bytes, *, source: str) -> 
 
 def _json_item(result: DecodeResult, raw: msgspec.Raw, *, source: str, where: str | None,
                inherit: dict[str, str] | None) -> None:
+    envelope = _ENVELOPE.match(bytes(memoryview(raw)[:_ENVELOPE_PEEK])) if where is not None else None
+    if envelope is not None and not envelope.group(2).endswith(b"List") and _typed_item(
+            result, raw, envelope.group(1).decode(), envelope.group(2).decode()):
+        return
     try:
         head: _Head | None = _head_decoder.decode(raw)
     except msgspec.ValidationError:  # not an object, or `items` is not an array: the dict path says so
@@ -279,26 +290,33 @@ def _json_item(result: DecodeResult, raw: msgspec.Raw, *, source: str, where: st
             for j, item in enumerate(head.items):
                 _json_item(result, item, source=source, where=_join(where, f"items[{j}]"), inherit=defaults)
             return
-        cls = kind_type(api_version, kind)
-        group, version = split_api_version(api_version)
-        if cls is not None and version in ("v1", "v1beta2"):
-            decoder = _typed_decoders.get(cls)
-            if decoder is None:
-                decoder = _typed_decoders[cls] = msgspec.json.Decoder(cls, dec_hook=quantity_dec_hook,
-                                                                      strict=True)
-            try:
-                obj = decoder.decode(raw)
-            except msgspec.ValidationError:
-                pass  # the dict path below reports it with the object's name and the field path
-            else:
-                obj.kind = kind  # items of typed lists may lack their own apiVersion/kind
-                obj.api_version = V1 if group == RESOURCE_GROUP else api_version
-                result.append(obj, api_version)
-                return
+        if _typed_item(result, raw, api_version, kind):
+            return
     doc = msgspec.json.decode(raw)
     if isinstance(doc, dict) and inherit:
         doc = {**inherit, **doc}
     _decode_into(result, doc, source=source, where=where)
+
+
+def _typed_item(result: DecodeResult, raw: msgspec.Raw, api_version: str, kind: str) -> bool:
+    """Decode a v1/v1beta2 object of a kind drasim models with its typed decoder into `result`; False (nothing
+    added) for other versions and kinds, and for anything the decoder rejects: the dict path reports it with
+    the object's name and the field path."""
+    cls = kind_type(api_version, kind)
+    group, version = split_api_version(api_version)
+    if cls is None or version not in ("v1", "v1beta2"):
+        return False
+    decoder = _typed_decoders.get(cls)
+    if decoder is None:
+        decoder = _typed_decoders[cls] = msgspec.json.Decoder(cls, dec_hook=quantity_dec_hook, strict=True)
+    try:
+        obj = decoder.decode(raw)
+    except msgspec.ValidationError:
+        return False
+    obj.kind = kind  # items of typed lists may lack their own apiVersion/kind
+    obj.api_version = V1 if group == RESOURCE_GROUP else api_version
+    result.append(obj, api_version)
+    return True
 
 
 _typed_list_decoders: dict[type, msgspec.json.Decoder[Any]] = {}

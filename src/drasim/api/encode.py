@@ -86,10 +86,11 @@ def object_json(obj: KubeObject) -> bytes:
 
     The struct's own encoding already omits defaults in field order; only `apiVersion` and `kind` (omitted as
     defaults) must be put in front. Objects whose wire form `encode_object` reshapes further (an empty
-    metadata or spec, a ResourceSlice's pool, a non-default apiVersion) take the dict path.
+    metadata or spec, a ResourceSlice's pool with a zero or empty field, a non-default apiVersion) take the
+    dict path.
     """
     cls = type(obj)
-    if cls.__struct_fields__[:2] == ("api_version", "kind") and obj.kind != "ResourceSlice" \
+    if cls.__struct_fields__[:2] == ("api_version", "kind") and _pool_as_struct(obj) \
             and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
         spec = getattr(obj, "spec", None)
         if spec is None or spec != _empty(spec.__class__):
@@ -98,6 +99,16 @@ def object_json(obj: KubeObject) -> bytes:
                 return b'{"apiVersion":' + _JSON.encode(obj.api_version) + b',"kind":' + \
                     _JSON.encode(obj.kind) + b"," + raw[1:]
     return _JSON.encode(encode_object(obj))
+
+
+def _pool_as_struct(obj: KubeObject) -> bool:
+    """Whether the struct encoding already writes what `encode_object` makes of a ResourceSlice's pool (all of
+    name, generation and resourceSliceCount, in that order): when none of them holds its default, which
+    omit_defaults would leave out. True for every other kind. A fleet is mostly slices."""
+    if obj.kind != "ResourceSlice":
+        return True
+    pool = obj.spec.pool  # type: ignore[union-attr]
+    return bool(pool.name) and pool.generation != 0 and pool.resource_slice_count != 0
 
 
 @functools.cache

@@ -8,7 +8,7 @@ import click
 
 from drasim.api.profile import SIMULATED
 from drasim.cli.exits import finish
-from drasim.cli.kube import KubeArgs, command_inputs, kube_options
+from drasim.cli.kube import KubeArgs, command_inputs, kube_options, no_collections
 from drasim.cli.options import ReleaseProfile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
 from drasim.cli.reports import enabled_gates, envelope, from_lint, sarif_log
@@ -51,6 +51,7 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
     if list_rules:
         _print_rules(output, colour)
         return
+    no_collections()  # lint simulates the workloads it is given (pod-pending)
     # Before 1.34 there is no resource.k8s.io/v1: objects are linted as if converted to that release's version.
     inputs, profile = command_inputs(paths, profile, kube, check_versions=profile.version in SIMULATED,
                                      timelines=True)

@@ -104,14 +104,15 @@ def main() -> None:
 
     exits.catch_termination()
     exits.guard_stdout()
-    # Called by the program's entry script (the console scripts, `python -m drasim`): the process ends here,
-    # so its heap goes back to the OS without being freed object by object (exits.leave_to_exit). Called from
-    # other code (tests), main raises SystemExit as before.
+    # Called by the program's entry script (the console scripts, `python -m drasim`): the process ends here
+    # without the interpreter's teardown (exits.end_process), and what a command left to it
+    # (exits.leave_to_exit) is not freed object by object on the way. Called from other code (tests), main
+    # raises SystemExit as before.
     entry = sys._getframe(1).f_globals.get("__name__") == "__main__"
     exits._fast_exit = entry
     code = exits.flush_stdout(_run())
     if entry:
-        exits.exit_now(code)
+        exits.end_process(code)
     sys.exit(code)
 
 

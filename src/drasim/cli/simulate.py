@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
@@ -14,7 +13,7 @@ from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.exits import finish, leave_to_exit
-from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options
+from drasim.cli.kube import KubeArgs, command_inputs, freeze_heap, kube_options, no_collections
 from drasim.cli.options import demo_profile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
 from drasim.cli.textout import TextOut
@@ -85,7 +84,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="'--horizon'") from None
     del strict  # kept for old scripts: rejections always exit 2 now (cli.exits)
-    _no_collections()
+    no_collections()
     inputs, profile = command_inputs(paths, profile, kube, timelines=True)
     options = simulation_options(profile, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon_td)
     try:
@@ -143,21 +142,6 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
 
 
 simulate = simulate_cmd
-
-
-# The cyclic garbage collector is off while the command runs. The command builds a large heap that lives to
-# its end (inputs, cluster state, results, output) and makes little cyclic garbage (about 400,000 small
-# objects over a 50,000-pod run, no change in its peak memory), yet every collection walks the young objects
-# and every full one all that are not frozen: with the defaults collections took ~20 % of that run's CPU,
-# with rare ones (thresholds 100,000/50/1,000) still ~15 %. Reference counting frees everything else; turning
-# collection off changes no result.
-def _no_collections() -> None:
-    """Turn the cyclic garbage collector off until the command ends."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is None or not gc.isenabled():
-        return  # off already (the host's choice)
-    ctx.call_on_close(gc.enable)
-    gc.disable()
 
 
 def _num(value: Fraction) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-import json as json_module
 import os
 import re
 import stat
@@ -21,11 +20,12 @@ from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes,
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache
+from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "check_json_depth",
-           "decode_text", "input_files", "load_bytes", "load_file", "load_paths", "parse_yaml", "read_input",
-           "read_stream"]
+           "check_json_duplicates", "decode_text", "input_files", "load_bytes", "load_file", "load_paths", "parse_yaml",
+           "read_input", "read_stream"]
 
 # Extensions read from directories (files named explicitly are read whatever their name).
 EXTENSIONS = (".yaml", ".yml", ".json")
@@ -263,15 +263,34 @@ def check_json_depth(data: bytes, *, source: str) -> None:
     structure = unescaped.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
     if b'"' in structure:  # strings holding brackets: few
         structure = re.sub(rb'"[^"]*"', b"", structure)
+    if _balanced_depth(structure) is not None:
+        return
     steps = memoryview(structure.translate(_STEPS)).cast("b")
     if max(itertools.accumulate(steps), default=0) > MAX_DEPTH:
         raise _locate_too_deep(data.decode("utf-8", "replace"), source)
 
 
+_ONE_BRACKET = bytes.maketrans(b"[]", b"{}")
+
+
+def _balanced_depth(structure: bytes) -> int | None:
+    """The nesting depth of balanced brackets, if it is at most `MAX_DEPTH`, else None (unbalanced or deep: the
+    exact walk decides). Each pass drops the innermost pairs, one level: a few passes over a shrinking string
+    instead of a running sum over every bracket (the depth counts arrays and objects alike, so one kind will do)."""
+    level = structure.translate(_ONE_BRACKET)
+    depth = 0
+    while level:
+        inner = level.replace(b"{}", b"")
+        if len(inner) == len(level) or depth == MAX_DEPTH:
+            return None
+        level, depth = inner, depth + 1
+    return depth
+
+
 def _locate_too_deep(text: str, source: str) -> InputError:
     """Where the depth passes `MAX_DEPTH` (only on the error path: a Python walk over the tokens)."""
     depth = 0
-    for m in _JSON_TOKEN.finditer(text):
+    for m in JSON_TOKEN.finditer(text):
         token = m.group(0)
         if token in ("{", "["):
             depth += 1
@@ -289,59 +308,6 @@ def _decode_json(data: bytes, source: str, keep_going: bool = False) -> DecodeRe
     result = decode_json_bytes(data, source=source, keep_going=keep_going)
     check_json_duplicates(data, source=source)
     return result
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> None:
-    # Only the keys matter: nothing is built (objects parse to None) and one-key objects, most of a
-    # fleet's, cost one len().
-    n = len(pairs)
-    if n > 1 and len(dict(pairs)) != n:
-        raise _DuplicateKey
-
-
-def check_json_duplicates(data: bytes, *, source: str) -> None:
-    """`InputError` for a key set twice in one JSON object, with both lines, as Kubernetes' strict decoding
-    refuses it (msgspec, like Go's encoding/json, would keep the last one silently). Costs a second parse
-    in C (about 5 ms per MB, with the cyclic collector paused: the parse allocates millions of tuples);
-    only keys matter, so numbers are never converted and objects never built."""
-    try:
-        with gc_paused():
-            json_module.loads(data, object_pairs_hook=_unique_keys, parse_int=len, parse_float=len,
-                              parse_constant=len)
-    except _DuplicateKey:
-        raise _locate_duplicate(data.decode("utf-8", "replace"), source) from None
-    except ValueError:  # malformed in a way msgspec accepted (it parsed first): nothing to add
-        return
-
-
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
-
-
-def _locate_duplicate(text: str, source: str) -> InputError:
-    """The first duplicate key's place (only on the error path: a Python walk over every token)."""
-    stack: list[dict[str, int] | None] = []
-    line, counted = 1, 0  # lines up to offset `counted`: counted incrementally, never from the start again
-    for m in _JSON_TOKEN.finditer(text):
-        token = m.group(0)
-        if token in ("{", "["):
-            stack.append({} if token == "{" else None)
-        elif token in ("}", "]"):
-            stack.pop()
-        elif m.group(1) and stack and stack[-1] is not None:
-            key = json_module.loads(token[:m.start(1) - m.start()])
-            line += text.count("\n", counted, m.start())
-            counted = m.start()
-            if key in stack[-1]:
-                column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-                quoted = json_module.dumps(key, ensure_ascii=False)
-                return InputError(f"invalid JSON (line {line}, column {column}): key {quoted} already set in object "
-                                  f"(line {stack[-1][key]})", source=source)
-            stack[-1][key] = line
-    return InputError("invalid JSON: a key is set twice in one object", source=source)
 
 
 # --- YAML -----------------------------------------------------------------------------------------

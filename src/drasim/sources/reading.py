@@ -53,12 +53,16 @@ def read_bounded(path: str, limit: int, *, named: bool = False, follow: bool = T
         os.set_blocking(fd, True)  # the user's pipe: wait for its writer, as `cat` does
         chunks: list[bytes] = []
         left = limit + 1  # one byte past the limit tells a file that grew, or a stream, is too big
+        # A regular file in one read of its size (and a byte more, to see it grew): no chunks to join, which
+        # copied a 168 MB fleet once more.
+        size = st.st_size + 1 if stat.S_ISREG(st.st_mode) else 1 << 24
         while left > 0:
-            chunk = os.read(fd, min(left, 1 << 24))
+            chunk = os.read(fd, min(left, size))
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            size = 1 << 24
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), source=path) from None
     finally:

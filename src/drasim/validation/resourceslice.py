@@ -33,6 +33,15 @@ def has_list_values(attr: r.DeviceAttribute) -> bool:
     return attr.ints is not None or attr.bools is not None or attr.strings is not None or attr.versions is not None
 
 
+def any_list_values(attributes: dict[str, r.DeviceAttribute]) -> bool:
+    """`has_list_values` of any attribute: a plain loop with the test inline, as it runs for every attribute of
+    every device (a generator over `has_list_values` cost twice as much)."""
+    for a in attributes.values():
+        if a.ints is not None or a.bools is not None or a.strings is not None or a.versions is not None:
+            return True
+    return False
+
+
 def _plain_scalar(attr: r.DeviceAttribute) -> bool:
     """For an attribute without list values: True when `attribute` would find nothing wrong (one valid scalar).
     Devices carry a dozen attributes each; the full check, which builds the field path, runs for the others."""
@@ -46,6 +55,31 @@ def _plain_scalar(attr: r.DeviceAttribute) -> bool:
 def _short_value(value: str) -> bool:
     return len(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH and (
         value.isascii() or blen(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH)
+
+
+def _scan_attributes(attributes: dict[str, r.DeviceAttribute], list_gate: bool) -> tuple[int, set[str]]:
+    """How many values a device's attributes hold, and the keys `attribute` must look at (list values, or a
+    scalar `_plain_scalar` would not pass). One tight loop: a fleet has a dozen attributes on every device.
+    With DRAListTypeAttributes off, list values were dropped before, so only scalars are looked at."""
+    n_values = 0
+    irregular: set[str] = set()
+    for key, attr in attributes.items():
+        if list_gate and (attr.ints is not None or attr.bools is not None or attr.strings is not None
+                          or attr.versions is not None):
+            lists = [v for v in (attr.bools, attr.ints, attr.strings, attr.versions) if v]
+            n_values += sum(len(v) for v in lists) if lists else 1
+            irregular.add(key)
+            continue
+        n_values += 1
+        text = attr.string
+        if text is None:
+            plain = _plain_scalar(attr)
+        else:  # _plain_scalar's first case, inline: most attributes are strings
+            plain = attr.bool_ is None and attr.int_ is None and attr.version is None and (
+                (len(text) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH and text.isascii()) or _short_value(text))
+        if not plain:
+            irregular.add(key)
+    return n_values, irregular
 
 
 @lru_cache(maxsize=4096)
@@ -139,7 +173,7 @@ class SliceChecker(CapacityPolicyChecker):
         # With DRAListTypeAttributes off, list values were dropped above: no need to look for them.
         lists = self.features.list_type_attributes
         advanced = any(
-            d.taints or d.consumes_counters or (lists and any(has_list_values(a) for a in d.attributes.values()))
+            d.taints or d.consumes_counters or (lists and any_list_values(d.attributes))
             for d in devices
         )
         max_devices = (
@@ -225,7 +259,7 @@ class SliceChecker(CapacityPolicyChecker):
             )
         if d.node_allocatable_resources is not None and "node_allocatable_resources" not in changes:
             drop("node_allocatable_resources", "node_allocatable_resources", "nodeAllocatableResources", None)
-        if not self.features.list_type_attributes and any(has_list_values(a) for a in d.attributes.values()):
+        if not self.features.list_type_attributes and any_list_values(d.attributes):
             new_attrs = {}
             for key, attr in d.attributes.items():
                 if has_list_values(attr):
@@ -249,18 +283,7 @@ class SliceChecker(CapacityPolicyChecker):
                 "the total number of attributes and capacities must not exceed "
                 f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}",
             )
-        n_values = 0
-        irregular: set[str] = set()  # attributes the full check must look at
-        list_gate = self.features.list_type_attributes  # when off, list values were dropped before
-        for key, attr in d.attributes.items():
-            if list_gate and has_list_values(attr):
-                lists = [v for v in (attr.bools, attr.ints, attr.strings, attr.versions) if v]
-                n_values += sum(len(v) for v in lists) if lists else 1
-                irregular.add(key)
-            else:
-                n_values += 1
-                if not _plain_scalar(attr):
-                    irregular.add(key)
+        n_values, irregular = _scan_attributes(d.attributes, self.features.list_type_attributes)
         if n_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE:
             self.invalid(
                 path,
@@ -269,17 +292,19 @@ class SliceChecker(CapacityPolicyChecker):
                 f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}",
             )
         max_key = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
-        attrs_path = child(path, "attributes")
         names_valid = valid_qualified_names(tuple(d.attributes))
         if irregular or not names_valid:
+            attrs_path = child(path, "attributes")
             for key, attr in d.attributes.items():
                 if not names_valid:
                     self.qualified_name(key, attrs_path)
                 if key in irregular:
                     self.attribute(attr, map_key(attrs_path, key, max_key))
-        cap_path = child(path, "capacity")
         multi = bool(d.allow_multiple_allocations)
         names_valid = valid_qualified_names(tuple(d.capacity))
+        # Most devices have valid names and no request policies: nothing below reads the path then.
+        cap_path = child(path, "capacity") if not names_valid or any(
+            cap.request_policy is not None for cap in d.capacity.values()) else ""
         for key, cap in d.capacity.items():
             if not names_valid:
                 self.qualified_name(key, cap_path)
