@@ -1,0 +1,178 @@
+"""The fast YAML reader: rapidyaml parses the plain common case to JSON; anything unusual is declined."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import re2
+
+try:
+    import ryml
+except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim runs; without it: the full loader
+    ryml = None
+
+__all__ = ["available", "read_documents"]
+
+# Why this is faithful. rapidyaml (a compiled YAML 1.2 parser) gives each scalar's text; its JSON emitter writes a
+# plain scalar that looks like a JSON number, `true`, `false` or `null` bare and every other scalar quoted. The
+# documents drasim reads are what Kubernetes' YAML (YAML 1.1 scalar rules, as the full loader's resolvers) gives,
+# so: bare numbers go back through the full loader's resolver (`plain`, from their text), and a text is declined
+# before parsing when it holds anything where the two could differ: a plain scalar (or key) that YAML 1.1
+# reads as other than a string and JSON would not (`yes`, `~`, `0x1F`, `1_000`, `1:20`, `.inf`, a number as a
+# key), tags, anchors, aliases, merge keys, complex keys, directives, tabs, characters YAML forbids. A key set
+# twice, a JSON the emitter got wrong, or any parse error is declined too: the full loader then reads the
+# text again and reports what it reports today (line and column). The scans below are RE2 searches over the
+# bytes (linear, ~0.05 s per 100 MB); a match is checked with the full loader's resolver before declining.
+
+_BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
+# Anywhere: tabs, lone carriage returns, control characters, directives, escaped UTF-16 surrogates (the full
+# loader keeps each half; rapidyaml pairs them).
+_UNUSUAL_BYTES = re2.compile(rb"\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%"
+                             rb"|\\(?:u|U0000)[dD][89a-fA-F]")
+# Outside comments and quoted or block scalars (see `_in_text`): tags, anchors, aliases, reserved indicators,
+# complex keys, merge keys.
+_UNUSUAL = re2.compile(_BOUNDARY + rb" *(?:[!&*@`]|\?(?:\s|\z)|<<)")
+# Plain scalars that may read other than as a string where JSON would not (each checked with `plain`), and
+# keys that may read other than as a string (JSON keys are always strings).
+_RISKY = re2.compile(
+    _BOUNDARY + rb" *(?:"
+    rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
+    rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
+    rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
+    rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?(?:[\s,\]}]|:\s|\z)"
+    rb"|(?:-?[0-9.]|true\b|false\b|null\b)[^\s,\[\]{}]* *:(?:\s|\z))")
+_TOKEN = re.compile(rb"[^\s,\[\]{}]*")
+_KEY_AFTER = re.compile(rb" *:(?:\s|\Z)")
+_SKIP = re.compile(rb"(?:\n|[\[{,]|: |- ) *")
+_BLOCK_HEADER = re.compile(rb"(?:^|[\s:-])[|>][-+0-9]*[ ]*(?:#.*)?$")
+# What rapidyaml's JSON emitter writes bare (the JSON parser hands its numbers' text to `plain`).
+_JSON_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+_LINE_BREAKS = ("\x85", "\u2028", "\u2029", "\ufeff")  # line breaks in YAML 1.1, not in 1.2; a BOM inside
+
+
+class _Declined(Exception):
+    pass
+
+
+def available() -> bool:
+    """Whether rapidyaml is importable (it is a dependency; without it every text goes to the full loader)."""
+    return ryml is not None
+
+
+def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str]) -> list[Any] | None:
+    """The documents of `text` as the full loader reads them, or None when the text is not the plain common
+    case (see above) and the full loader must read it. `plain`: the full loader's value of a plain scalar
+    (raises ValueError for one it cannot build); `non_printable`: characters YAML forbids (non-ASCII texts)."""
+    if ryml is None:
+        return None
+    if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
+        return None
+    data = text.encode("utf-8")
+    if _UNUSUAL_BYTES.search(data) or _found(_UNUSUAL, data, None) or _found(_RISKY, data, plain):
+        return None
+    try:
+        with _quiet_stderr():
+            tree = ryml.parse_in_arena(data)
+        root = tree.root_id()
+        if tree.type(root) == ryml.NOTYPE:
+            return []  # no document: empty, or comments only
+        # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
+        docs = json.loads(ryml.emit_json(tree, root), object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
+                          parse_constant=plain)
+        return docs if tree.is_stream(root) else [docs]
+    except (ryml.ExceptionBasic, ValueError, TypeError, _Declined):
+        return None
+
+
+def _found(pattern: Any, data: bytes, plain: Callable[[str], Any] | None) -> bool:
+    """Whether `pattern` matches outside comments and quoted or block scalars; with `plain`, only where the token
+    found is a plain scalar that reads other than as a string where JSON would not, or a key not read as one."""
+    pos = 0
+    while (m := pattern.search(data, pos)) is not None:
+        skip = _SKIP.match(data, m.start())
+        start = skip.end() if skip else m.start()
+        pos = start + 1
+        if _in_text(data, start):
+            continue
+        if plain is None:
+            return True
+        found = _TOKEN.match(data, start)  # always matches (maybe empty)
+        token = found.group().decode() if found else ""
+        is_key = token.endswith(":") or _KEY_AFTER.match(data, start + len(token)) is not None
+        token = token.rstrip(":") if is_key else token
+        try:
+            value = plain(token)
+        except ValueError:
+            return True
+        if not isinstance(value, str) and (is_key or not _JSON_SCALAR.fullmatch(token)):
+            return True
+    return False
+
+
+def _in_text(data: bytes, pos: int) -> bool:
+    """Whether `pos` is in a comment, a quoted scalar opened earlier on its line, or a block scalar's content
+    (a line indented more than the last line before it that is indented less and ends in `|` or `>`)."""
+    line_start = data.rfind(b"\n", 0, pos) + 1
+    quote = 0
+    prev = 32
+    i = line_start
+    while i < pos:
+        ch = data[i]
+        if quote:
+            if ch == quote == 39 and data[i + 1:i + 2] == b"'":
+                i += 1  # '' in single quotes
+            elif ch == 92 and quote == 34:
+                i += 1  # an escape in double quotes
+            elif ch == quote:
+                quote = 0
+        elif ch in (34, 39) and prev in b" [{,:-":
+            quote = ch
+        elif ch == 35 and prev in b" \n":
+            return True  # a comment
+        prev = ch
+        i += 1
+    if quote:
+        return True
+    indent = len(data[line_start:pos]) - len(data[line_start:pos].lstrip(b" "))
+    end = line_start - 1
+    while end > 0:
+        begin = data.rfind(b"\n", 0, end) + 1
+        line = data[begin:end]
+        stripped = line.lstrip(b" ")
+        if stripped and not stripped.startswith(b"#") and len(line) - len(stripped) < indent:
+            return _BLOCK_HEADER.search(line) is not None
+        end = begin - 1
+    return False
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _Declined  # a key set twice: the full loader reports it with its lines
+    return mapping
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """rapidyaml prints a parse error to file descriptor 2 before raising it; the library never prints, and the
+    full loader reports the error again, so the descriptor points at the null device meanwhile."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield  # no standard error to protect
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
