@@ -440,8 +440,9 @@ def _check_depth(text: str, *, source: str) -> None:
     deep_prefix = _DEEP_PREFIX.search(text)
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
-    empty = text.count("{}") + text.count("[]")
-    if deep_prefix is None and text.count("[") + text.count("{") - empty + (empty > 0) <= MAX_DEPTH:
+    opened = text.count("[") + text.count("{")
+    empty = text.count("{}") + text.count("[]") if opened > MAX_DEPTH else 0  # most texts: never counted
+    if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
     try:
         too_deep = _too_deep(text)

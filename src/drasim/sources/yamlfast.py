@@ -26,21 +26,18 @@ __all__ = ["available", "read_documents"]
 # reads as other than a string and JSON would not (`yes`, `~`, `0x1F`, `1_000`, `1:20`, `.inf`, a number as a
 # key), tags, anchors, aliases, merge keys, complex keys, directives, tabs, characters YAML forbids. A key set
 # twice, a JSON the emitter got wrong, or any parse error is declined too: the full loader then reads the
-# text again and reports what it reports today (line and column). The scans below are RE2 searches over the
-# bytes (linear, ~0.05 s per 100 MB); a match is checked with the full loader's resolver before declining.
+# text again and reports what it reports today (line and column). The scan below is one RE2 search over the
+# bytes (linear, ~0.1 s per 100 MB); a match is checked (context, the full loader's resolver) before declining.
 
 _BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
-# Anywhere: tabs, lone carriage returns, control characters, directives, escaped UTF-16 surrogates (the full
-# loader keeps each half; rapidyaml pairs them).
-_UNUSUAL_BYTES = re2.compile(rb"\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%"
-                             rb"|\\(?:u|U0000)[dD][89a-fA-F]")
-# Outside comments and quoted or block scalars (see `_in_text`): tags, anchors, aliases, reserved indicators,
-# complex keys, merge keys.
-_UNUSUAL = re2.compile(_BOUNDARY + rb" *(?:[!&*@`]|\?(?:\s|\z)|<<)")
-# Plain scalars that may read other than as a string where JSON would not (each checked with `plain`), and
-# keys that may read other than as a string (JSON keys are always strings).
-_RISKY = re2.compile(
-    _BOUNDARY + rb" *(?:"
+# One pass finds the first candidate of three kinds. (1) Anywhere: tabs, lone carriage returns, control
+# characters, directives, escaped UTF-16 surrogates (the full loader keeps each half; rapidyaml pairs them).
+# Outside comments and quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved
+# indicators, complex keys, merge keys; (3) plain scalars that may read other than as a string where JSON would
+# not (each checked with `plain`), and keys that may read other than as a string (JSON keys are strings).
+_CANDIDATE = re2.compile(
+    rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F])"
+    rb"|" + _BOUNDARY + rb" *(?:([!&*@`]|\?(?:\s|\z)|<<)|"
     rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
     rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
     rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
@@ -73,7 +70,7 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
     if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
         return None
     data = text.encode("utf-8")
-    if _UNUSUAL_BYTES.search(data) or _found(_UNUSUAL, data, None) or _found(_RISKY, data, plain):
+    if _unusual(data, plain):
         return None
     try:
         with _quiet_stderr():
@@ -89,17 +86,19 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
         return None
 
 
-def _found(pattern: Any, data: bytes, plain: Callable[[str], Any] | None) -> bool:
-    """Whether `pattern` matches outside comments and quoted or block scalars; with `plain`, only where the token
-    found is a plain scalar that reads other than as a string where JSON would not, or a key not read as one."""
+def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
+    """Whether the text has a candidate (see `_CANDIDATE`) that is real: not in a comment or a quoted or block
+    scalar, and for a scalar, one that reads other than as a string where JSON would not, or a key that does."""
     pos = 0
-    while (m := pattern.search(data, pos)) is not None:
+    while (m := _CANDIDATE.search(data, pos)) is not None:
+        if m.group(1) is not None:
+            return True
         skip = _SKIP.match(data, m.start())
         start = skip.end() if skip else m.start()
         pos = start + 1
         if _in_text(data, start):
             continue
-        if plain is None:
+        if m.group(2) is not None:
             return True
         found = _TOKEN.match(data, start)  # always matches (maybe empty)
         token = found.group().decode() if found else ""
