@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.errors import InputError
 from drasim.sources import files, yamlfast, yamlscalars
+from hypothesis_budget import examples
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 INPUTS = sorted(p for p in [*ROOT.joinpath("tests").rglob("*.y*ml"), *ROOT.joinpath("src").rglob("*.y*ml")]
@@ -171,4 +172,33 @@ def test_quoted_strings_read_the_same(values: list[str], single: bool) -> None:
 def test_generated_documents_read_the_same_or_are_declined(data: st.DataObject, doc: dict[str, Any],
                                                            count: int) -> None:
     text = "---\n".join(_render(data.draw, doc, 0).lstrip("\n") for _ in range(count))
+    _same(text)
+
+
+_SEEDS = [text for text in (files.decode_text(p.read_bytes(), source=str(p)) for p in INPUTS
+                            if "realworld" in p.parts or "conformance" in p.parts) if len(text) < 4000][:200]
+_EDITS = st.lists(st.tuples(st.sampled_from(["insert", "delete", "indent", "repeat"]), st.floats(0, 1),
+                            st.sampled_from(list(" :-[]{},#'\"\n?|>!&*~01yn.\\"))), min_size=1, max_size=3)
+
+
+@settings(max_examples=examples(300))
+@given(st.sampled_from(_SEEDS), _EDITS)
+def test_damaged_manifests_read_the_same_or_are_declined(seed: str, edits: list[tuple[str, float, str]]) -> None:
+    """rapidyaml reads some malformed texts libyaml refuses (and a few valid ones differently): an edit or three
+    of a real manifest, which the full loader reads or refuses, must read the same or be declined."""
+    text = seed
+    for op, where, char in edits:
+        at = int(where * len(text))
+        lines = text.split("\n")
+        line = min(int(where * len(lines)), len(lines) - 1)
+        if op == "insert":
+            text = text[:at] + char + text[at:]
+        elif op == "delete":
+            text = text[:at] + text[at + 1:]
+        elif op == "indent":
+            lines[line] = " " + lines[line]
+            text = "\n".join(lines)
+        else:
+            lines.insert(line, lines[line])
+            text = "\n".join(lines)
     _same(text)

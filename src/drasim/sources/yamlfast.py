@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import re2
+import yaml
 
 try:
     import ryml
@@ -18,31 +19,38 @@ except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim r
 
 __all__ = ["available", "read_documents"]
 
+_CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
+
 # Why this is faithful. rapidyaml (a compiled YAML 1.2 parser) gives each scalar's text; its JSON emitter writes a
 # plain scalar that looks like a JSON number, `true`, `false` or `null` bare and every other scalar quoted. The
 # documents drasim reads are what Kubernetes' YAML (YAML 1.1 scalar rules, as the full loader's resolvers) gives,
 # so: bare numbers go back through the full loader's resolver (`plain`, from their text), and a text is declined
 # before parsing when it holds anything where the two could differ: a plain scalar (or key) that YAML 1.1
 # reads as other than a string and JSON would not (`yes`, `~`, `0x1F`, `1_000`, `1:20`, `.inf`, a number as a
-# key), tags, anchors, aliases, merge keys, complex keys, directives, tabs, characters YAML forbids. A key set
-# twice, a JSON the emitter got wrong, or any parse error is declined too: the full loader then reads the
-# text again and reports what it reports today (line and column). The scan below is one RE2 search over the
+# key), tags, anchors, aliases, merge keys, complex keys, directives, tabs, characters YAML forbids. A text
+# libyaml (the full loader's parser) refuses, a key set twice, a JSON the emitter got wrong, or any parse
+# error is declined too: the full loader then reads the text again and reports what it reports today (line
+# and column). The scan below is one RE2 search over the
 # bytes (linear, ~0.1 s per 100 MB); a match is checked (context, the full loader's resolver) before declining.
 
 _BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
-# One pass finds the first candidate of three kinds. (1) Anywhere: tabs, lone carriage returns, control
-# characters, directives, escaped UTF-16 surrogates (the full loader keeps each half; rapidyaml pairs them).
-# Outside comments and quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved
-# indicators, complex keys, merge keys; (3) plain scalars that may read other than as a string where JSON would
-# not (each checked with `plain`), and keys that may read other than as a string (JSON keys are strings).
+# One pass finds the first candidate of four kinds. (1) Anywhere: tabs, lone carriage returns, control
+# characters, directives, escaped UTF-16 surrogates (the full loader keeps each half; rapidyaml pairs them),
+# an escaped line break before an empty line (rapidyaml folds the two into one space). Outside comments and
+# quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved indicators, merge keys,
+# complex keys (in flow context `?` starts one even before a non-space: rapidyaml reads `[?x]` as a string);
+# (3) plain scalars that may read other than as a string where JSON would not (each checked with `plain`),
+# and keys that may read other than as a string (JSON keys are always strings); (4) a number, `true`,
+# `false` or `null` that is a flow mapping's key without a value (`{a: 1, 2}`).
 _CANDIDATE = re2.compile(
-    rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F])"
-    rb"|" + _BOUNDARY + rb" *(?:([!&*@`]|\?(?:\s|\z)|<<)|"
+    rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F]|\\\r?\n *\r?\n)"
+    rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<)|"
     rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
     rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
     rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
     rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?(?:[\s,\]}]|:\s|\z)"
-    rb"|(?:-?[0-9.]|true\b|false\b|null\b)[^\s,\[\]{}]* *:(?:\s|\z))")
+    rb"|(?:-?[0-9.]|true\b|false\b|null\b)[^\s,\[\]{}]* *:(?:\s|\z))"
+    rb"|([{,] *(?:-?[0-9.]|true|false|null)[^\s,\[\]{}]* *[,}])")
 _TOKEN = re.compile(rb"[^\s,\[\]{}]*")
 _KEY_AFTER = re.compile(rb" *:(?:\s|\Z)")
 _SKIP = re.compile(rb"(?:\n|[\[{,]|: |- ) *")
@@ -70,7 +78,7 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
     if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
         return None
     data = text.encode("utf-8")
-    if _unusual(data, plain):
+    if _unusual(data, plain) or not _libyaml_accepts(data):
         return None
     try:
         with _quiet_stderr():
@@ -98,7 +106,7 @@ def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
         pos = start + 1
         if _in_text(data, start):
             continue
-        if m.group(2) is not None:
+        if m.group(2) is not None or (m.group(3) is not None and _in_flow_mapping(data, start)):
             return True
         found = _TOKEN.match(data, start)  # always matches (maybe empty)
         token = found.group().decode() if found else ""
@@ -111,6 +119,21 @@ def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
         if not isinstance(value, str) and (is_key or not _JSON_SCALAR.fullmatch(token)):
             return True
     return False
+
+
+def _in_flow_mapping(data: bytes, pos: int) -> bool:
+    """Whether the innermost flow collection open before `pos` on its line is a mapping (or none is open on
+    the line: the collection started on a line above, whichever it is)."""
+    depth = 0
+    for i in range(pos - 1, data.rfind(b"\n", 0, pos), -1):
+        ch = data[i]
+        if ch in b"]}":
+            depth += 1
+        elif ch in b"[{":
+            if depth == 0:
+                return ch == 123  # {
+            depth -= 1
+    return True
 
 
 def _in_text(data: bytes, pos: int) -> bool:
@@ -147,6 +170,22 @@ def _in_text(data: bytes, pos: int) -> bool:
             return _BLOCK_HEADER.search(line) is not None
         end = begin - 1
     return False
+
+
+def _libyaml_accepts(data: bytes) -> bool:
+    """Whether libyaml (the full loader's parser) parses the text without a syntax error: rapidyaml reads some
+    malformed texts (a `]` starting a plain scalar, a line indented between a sequence entry's dash and its
+    content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB)."""
+    if _CParser is None:
+        return False
+    parser = _CParser(data)
+    try:
+        parser.raw_parse()
+    except yaml.YAMLError:
+        return False
+    finally:
+        parser.dispose()
+    return True
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
