@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +20,7 @@ except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim r
 
 __all__ = ["available", "read_documents"]
 
+_STDERR_LOCK = threading.Lock()
 _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
 
 # Why this is faithful. rapidyaml (a compiled YAML 1.2 parser) gives each scalar's text; its JSON emitter writes a
@@ -198,19 +200,21 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 @contextmanager
 def _quiet_stderr() -> Iterator[None]:
     """rapidyaml prints a parse error to file descriptor 2 before raising it; the library never prints, and the
-    full loader reports the error again, so the descriptor points at the null device meanwhile."""
-    try:
-        saved = os.dup(2)
-    except OSError:
-        yield  # no standard error to protect
-        return
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
+    full loader reports the error again, so the descriptor points at the null device meanwhile (one thread at
+    a time: two would each save the other's null device and restore it)."""
+    with _STDERR_LOCK:
         try:
-            os.dup2(null, 2)
+            saved = os.dup(2)
+        except OSError:
+            yield  # no standard error to protect
+            return
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, 2)
+            finally:
+                os.close(null)
+            yield
         finally:
-            os.close(null)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+            os.dup2(saved, 2)
+            os.close(saved)
