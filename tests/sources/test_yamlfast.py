@@ -99,6 +99,7 @@ def test_double_quoted_escapes_read_the_same_or_are_declined(escape: str) -> Non
 
 def test_escaped_surrogates_are_declined() -> None:
     assert _fast('a: "\\ud800\\udc00"\n') is None
+    assert _fast("a: \ud800\n") is None
 
 
 def test_declined_errors_keep_the_full_loaders_line_and_column() -> None:

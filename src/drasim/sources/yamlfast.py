@@ -79,7 +79,10 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
         return None
     if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
         return None
-    data = text.encode("utf-8")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
+        return None
     if _unusual(data, plain) or not _libyaml_accepts(data):
         return None
     try:
