@@ -70,6 +70,7 @@ def test_every_yaml_input_of_the_suite_reads_the_same() -> None:
     "a: 1 # c\nb: 'x' #c\n", "a: x#y\n", "a:\n- 1\n- 2\n", "a: 12\nb: -3\nc: 1.5\nd: 1e3\ne: 1.0e+3\nf: true\n"
     "g: false\nh: null\ni:\nj: 123456789012345678901234567890\nk: '0x1F'\nl: \"yes\"\nm: 2001-12-14\n",
     "a: \"\\u00e9\\x41 \\\" \\\\ \"\nb: é ü 日本\n", "x: 0000:60:00.0\ny: 9.0.0\nz: 81559Mi\nw: 0o17\n",
+    "a: [0.0, -1.5, 1E5, 1.5E+3, 1.5e-3, 99999999999999999999, -9223372036854775809, 0e0, -0.0, 12e+3, 1e-3]\n",
 ])
 def test_plain_common_cases_take_the_fast_path(text: str) -> None:
     assert _same(text)

@@ -32,8 +32,8 @@ _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML
 # key), tags, anchors, aliases, merge keys, complex keys, directives, tabs, characters YAML forbids. A text
 # libyaml (the full loader's parser) refuses, a key set twice, a JSON the emitter got wrong, or any parse
 # error is declined too: the full loader then reads the text again and reports what it reports today (line
-# and column). The scan below is one RE2 search over the
-# bytes (linear, ~0.1 s per 100 MB); a match is checked (context, the full loader's resolver) before declining.
+# and column). The scan below is one RE2 search over the bytes (linear, ~0.1 s per 100 MB); a match is
+# checked (its context, the full loader's resolver) before the text is declined.
 
 _BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
 # One pass finds the first candidate of four kinds. (1) Anywhere: tabs, lone carriage returns, control
@@ -95,7 +95,7 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
         docs = json.loads(ryml.emit_json(tree, root), object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
                           parse_constant=plain)
         return docs if tree.is_stream(root) else [docs]
-    except (ryml.ExceptionBasic, ValueError, TypeError, _Declined):
+    except (ryml.ExceptionBasic, ValueError, TypeError, yaml.YAMLError, _Declined):
         return None
 
 
@@ -119,7 +119,7 @@ def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
         token = token.rstrip(":") if is_key else token
         try:
             value = plain(token)
-        except ValueError:
+        except (ValueError, yaml.YAMLError):
             return True
         if not isinstance(value, str) and (is_key or not _JSON_SCALAR.fullmatch(token)):
             return True
