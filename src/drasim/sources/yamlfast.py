@@ -147,6 +147,8 @@ def _in_text(data: bytes, pos: int) -> bool:
     line_start = data.rfind(b"\n", 0, pos) + 1
     quote = 0
     prev = 32
+    node = True  # at a node's start (the line's, after `: `, `- ` at a node's start, `[`, `{`, `,`)
+    dash = False  # the last character was a `-` at a node's start
     i = line_start
     while i < pos:
         ch = data[i]
@@ -157,10 +159,16 @@ def _in_text(data: bytes, pos: int) -> bool:
                 i += 1  # an escape in double quotes
             elif ch == quote:
                 quote = 0
-        elif ch in (34, 39) and prev in b" [{,:-":
+                node = False
+        elif ch in (34, 39) and node:  # elsewhere (`x "y`) a quote is part of a plain scalar
             quote = ch
         elif ch == 35 and prev in b" \n":
             return True  # a comment
+        elif ch == 32:
+            node = node or prev == 58 or (prev == 45 and dash)  # `: `, or `- ` where a node starts
+        else:
+            dash = node and ch == 45
+            node = ch in b"[{,"
         prev = ch
         i += 1
     if quote:
