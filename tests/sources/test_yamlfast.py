@@ -82,7 +82,9 @@ def test_plain_common_cases_take_the_fast_path(text: str) -> None:
     "1: a\n", "true: a\n", "null: a\n", "yes: a\n", "[yes, 1]\n", "{a: on}\n", "- off\n", "a: !!str 1\n",
     "a: &x 1\nb: *x\n", "<<: {a: 1}\n", "? a\n: b\n", "%YAML 1.1\n---\na: 1\n", "a:\n\tb: 1\n", "a: 1\na: 2\n",
     "a: [1, 2\n", "a: b: c\n", "a: - b\n", "[a, b]: c\n", "a: 'x'y\n", "a: \"\\t\\x01\"\n", "a: \x01\n",
-    "a: x\x85y\n", "a: 1\rb: 2\n", "12:30: a\n", "a: 190:20:30.15\n", "a: [x-\"q, yes]\n", "a: [x'q, 0x1]\n", "a: [it is \"q, yes]\n", "a: [x- 'q, ~]\n",
+    "a: x\x85y\n", "a: 1\rb: 2\n", "12:30: a\n", "a: 190:20:30.15\n", "a: [x-\"q, yes]\n", "a: [x'q, 0x1]\n",
+    "a: [it is \"q, yes]\n", "a: [x- 'q, ~]\n", "|\n---\nk: 1\n", ">\n#c x\n", "--- |\n  x\n",
+    "\n  \n  |\n #c x\n", "{\n  null, k}\n", "017\"x-' 0x1,\": yes\n", "a, \"b: yes\n",
 ])
 def test_what_may_read_differently_is_declined(text: str) -> None:
     assert _fast(text) is None

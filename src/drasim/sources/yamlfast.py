@@ -38,21 +38,23 @@ _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML
 _BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
 # One pass finds the first candidate of four kinds. (1) Anywhere: tabs, lone carriage returns, control
 # characters, directives, escaped UTF-16 surrogates (the full loader keeps each half; rapidyaml pairs them),
-# an escaped line break before an empty line (rapidyaml folds the two into one space). Outside comments and
-# quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved indicators, merge keys,
-# complex keys (in flow context `?` starts one even before a non-space: rapidyaml reads `[?x]` as a string);
-# (3) plain scalars that may read other than as a string where JSON would not (each checked with `plain`),
-# and keys that may read other than as a string (JSON keys are always strings); (4) a number, `true`,
-# `false` or `null` that is a flow mapping's key without a value (`{a: 1, 2}`).
+# an escaped line break before an empty line (rapidyaml folds the two into one space), a block scalar on a
+# line of its own (a whole document's may have lines at column 0, where the two read `---` and `#` apart).
+# Outside comments and quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved
+# indicators, merge keys, complex keys (in flow context `?` starts one even before a non-space: rapidyaml
+# reads `[?x]` as a string); (3) plain scalars that may read other than as a string where JSON would not
+# (each checked with `plain`), and keys that may read other than as a string (JSON keys are always strings);
+# (4) a number, `true`, `false` or `null` that is a flow mapping's key without a value (`{a: 1, 2}`).
 _CANDIDATE = re2.compile(
-    rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F]|\\\r?\n *\r?\n)"
+    rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F]"
+    rb"|\\\r?\n *\r?\n|(?:\A|\n) *(?:--- +)?[|>])"
     rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<)|"
     rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
     rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
     rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
     rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?(?:[\s,\]}]|:\s|\z)"
     rb"|(?:-?[0-9.]|true\b|false\b|null\b)[^\s,\[\]{}]* *:(?:\s|\z))"
-    rb"|([{,] *(?:-?[0-9.]|true|false|null)[^\s,\[\]{}]* *[,}])")
+    rb"|((?:[{,]|\n) *(?:-?[0-9.]|true|false|null)[^\s,\[\]{}]* *[,}])")
 _TOKEN = re.compile(rb"[^\s,\[\]{}]*")
 _KEY_AFTER = re.compile(rb" *:(?:\s|\Z)")
 _SKIP = re.compile(rb"(?:\n|[\[{,]|: |- ) *")
@@ -147,8 +149,9 @@ def _in_text(data: bytes, pos: int) -> bool:
     line_start = data.rfind(b"\n", 0, pos) + 1
     quote = 0
     prev = 32
-    node = True  # at a node's start (the line's, after `: `, `- ` at a node's start, `[`, `{`, `,`)
+    node = True  # at a node's start (the line's, after `: `, `- ` at a node's start, `[`, `{`, `,` in a flow)
     dash = False  # the last character was a `-` at a node's start
+    flow = 0  # flow collections opened on this line and not closed
     i = line_start
     while i < pos:
         ch = data[i]
@@ -168,7 +171,11 @@ def _in_text(data: bytes, pos: int) -> bool:
             node = node or prev == 58 or (prev == 45 and dash)  # `: `, or `- ` where a node starts
         else:
             dash = node and ch == 45
-            node = ch in b"[{,"
+            if ch in b"[{" and node:
+                flow += 1
+            elif ch in b"]}" and flow:
+                flow -= 1
+            node = (ch in b"[{" and node) or (ch == 44 and flow > 0)  # `,` ends a flow entry only
         prev = ch
         i += 1
     if quote:
