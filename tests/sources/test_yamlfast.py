@@ -85,6 +85,7 @@ def test_plain_common_cases_take_the_fast_path(text: str) -> None:
     "a: x\x85y\n", "a: 1\rb: 2\n", "12:30: a\n", "a: 190:20:30.15\n", "a: [x-\"q, yes]\n", "a: [x'q, 0x1]\n",
     "a: [it is \"q, yes]\n", "a: [x- 'q, ~]\n", "|\n---\nk: 1\n", ">\n#c x\n", "--- |\n  x\n",
     "\n  \n  |\n #c x\n", "{\n  null, k}\n", "017\"x-' 0x1,\": yes\n", "a, \"b: yes\n",
+    "[q, x \"a b\n- 'off,   yes]\n", ".51e3\n", "a: -.5\n", "- #c >\n  !t x\n", "a: # b: |\n  yes\n",
 ])
 def test_what_may_read_differently_is_declined(text: str) -> None:
     assert _fast(text) is None

@@ -58,7 +58,7 @@ _CANDIDATE = re2.compile(
 _TOKEN = re.compile(rb"[^\s,\[\]{}]*")
 _KEY_AFTER = re.compile(rb" *:(?:\s|\Z)")
 _SKIP = re.compile(rb"(?:\n|[\[{,]|: |- ) *")
-_BLOCK_HEADER = re.compile(rb"(?:^|[\s:-])[|>][-+0-9]*[ ]*(?:#.*)?$")
+_BLOCK_HEADER = re.compile(rb"(?:^ *|: +|- +)[|>][-+0-9]* *$")  # a line with a `#` is never taken for one
 # What rapidyaml's JSON emitter writes bare (the JSON parser hands its numbers' text to `plain`).
 _JSON_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
 _LINE_BREAKS = ("\x85", "\u2028", "\u2029", "\ufeff")  # line breaks in YAML 1.1, not in 1.2; a BOM inside
@@ -119,6 +119,8 @@ def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
         token = found.group().decode() if found else ""
         is_key = token.endswith(":") or _KEY_AFTER.match(data, start + len(token)) is not None
         token = token.rstrip(":") if is_key else token
+        if token.lstrip("+-")[:1] == "." and token.lstrip("+-.")[:1].isdigit():
+            return True  # rapidyaml writes `.5` as `0.5`: the text the resolver sees would not be the scalar's
         try:
             value = plain(token)
         except (ValueError, yaml.YAMLError):
@@ -152,6 +154,9 @@ def _in_text(data: bytes, pos: int) -> bool:
     node = True  # at a node's start (the line's, after `: `, `- ` at a node's start, `[`, `{`, `,` in a flow)
     dash = False  # the last character was a `-` at a node's start
     flow = 0  # flow collections opened on this line and not closed
+    # A quote opens a quoted scalar only after `: `, `[`, `{` or a flow's `,` here: at the line's start or
+    # after `- ` the line may continue a flow collection's plain scalar, where a quote is a character.
+    quotable = False
     i = line_start
     while i < pos:
         ch = data[i]
@@ -163,11 +168,12 @@ def _in_text(data: bytes, pos: int) -> bool:
             elif ch == quote:
                 quote = 0
                 node = False
-        elif ch in (34, 39) and node:  # elsewhere (`x "y`) a quote is part of a plain scalar
+        elif ch in (34, 39) and quotable:  # elsewhere (`x "y`) a quote is part of a plain scalar
             quote = ch
         elif ch == 35 and prev in b" \n":
             return True  # a comment
         elif ch == 32:
+            quotable = quotable or prev == 58
             node = node or prev == 58 or (prev == 45 and dash)  # `: `, or `- ` where a node starts
         else:
             dash = node and ch == 45
@@ -176,6 +182,7 @@ def _in_text(data: bytes, pos: int) -> bool:
             elif ch in b"]}" and flow:
                 flow -= 1
             node = (ch in b"[{" and node) or (ch == 44 and flow > 0)  # `,` ends a flow entry only
+            quotable = node and ch != 45
         prev = ch
         i += 1
     if quote:
@@ -187,7 +194,7 @@ def _in_text(data: bytes, pos: int) -> bool:
         line = data[begin:end]
         stripped = line.lstrip(b" ")
         if stripped and not stripped.startswith(b"#") and len(line) - len(stripped) < indent:
-            return _BLOCK_HEADER.search(line) is not None
+            return b"#" not in line and _BLOCK_HEADER.search(line) is not None
         end = begin - 1
     return False
 
