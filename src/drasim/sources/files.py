@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+import re2
 import yaml
 
 from drasim import __version__
 from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes, gc_paused
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
-from drasim.sources import parsecache
+from drasim.sources import parsecache, yamlfast, yamlscalars
 from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
@@ -231,13 +232,16 @@ def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
 
 @functools.cache
 def _parser_fingerprint() -> str:
-    """A hash of this module's source, so that a parser changed without a new version (a development
-    checkout) never reads entries the old one wrote."""
+    """A hash of the YAML reading modules' sources (and rapidyaml's version), so that a parser changed
+    without a new version (a development checkout) never reads entries the old one wrote."""
+    digest = hashlib.sha256(getattr(yamlfast.ryml, "__version__", "no rapidyaml").encode())
     try:
-        with open(__file__, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
+        for path in (__file__, yamlfast.__file__, yamlscalars.__file__):
+            with open(path, "rb") as f:
+                digest.update(f.read())
     except OSError:
         return "unknown"
+    return digest.hexdigest()[:16]
 
 
 def _guard_depth(fn: Any, source: str) -> DecodeResult:
@@ -311,84 +315,11 @@ def _decode_json(data: bytes, source: str, keep_going: bool = False) -> DecodeRe
 
 
 # --- YAML -----------------------------------------------------------------------------------------
-
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-
-
-class _Loader(_BaseLoader):
-    """The safe loader, with timestamps left as strings: Kubernetes converts YAML to JSON, where a time is
-    a string, and the typed decoder parses it where the schema has a time (and keeps it where it has none)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
+# The loader and its scalar rules live in yamlscalars; these names are this module's (tests replace `_Loader`).
+_BaseLoader, _Loader = yamlscalars.BaseLoader, yamlscalars.Loader
 _ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
-_PLAIN_TAGS: dict[str, str] = {}  # plain scalar text -> implicit tag
-_MAX_PLAIN_TAGS = 100_000
+_STR, _SEQ, _MAP = yamlscalars.STR, yamlscalars.SEQ, yamlscalars.MAP
 
-
-def _resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-    """BaseResolver.resolve with the plain scalars' answers memoised: the loader has no path resolvers, so
-    the tag of a scalar depends only on its text and style (any but plain is a string), and manifests
-    repeat the same scalars many times. The C composer calls this for every node (3 million calls on a
-    5,000-node fleet), so it is kept short (an lru_cache measured no faster: it builds a key per call)."""
-    if kind is _ScalarNode:
-        if not implicit[0]:
-            return _STR
-        tag = _PLAIN_TAGS.get(value)
-        if tag is None:
-            tag = _BaseLoader.resolve(self, kind, value, implicit)
-            if len(_PLAIN_TAGS) < _MAX_PLAIN_TAGS and len(value) < 256:
-                _PLAIN_TAGS[value] = tag
-        return tag
-    return _SEQ if kind is _SequenceNode else _MAP
-
-
-_Loader.resolve = _resolve
-# The composer also calls these around every node, for path resolvers, which are not used. Builtins that
-# take the same arguments and change nothing cost less than a Python function: slice(parent, index)
-# builds a slice that is dropped, tuple() returns the empty tuple.
-_Loader.descend_resolver = slice
-_Loader.ascend_resolver = tuple
-
-# Go's YAML (sigs.k8s.io/yaml) reads an integer beyond int64/uint64 as a float, and a number beyond float64 as
-# a string; PyYAML would build a Python int of any size (and fail past 4,300 digits) or inf.
-_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_INT_RANGE = (-(1 << 63), (1 << 64) - 1)
-
-
-def _go_number(plain: str, value: Any) -> Any:
-    """What Go's YAML makes of a number Python read as `value` (None: too long to convert)."""
-    if value is not None and _INT_RANGE[0] <= value <= _INT_RANGE[1]:
-        return value
-    digits = plain.replace("_", "")
-    if _GO_FLOAT.fullmatch(digits) and len(digits) < 400:
-        as_float = float(digits)
-        if as_float not in (float("inf"), float("-inf")):
-            return as_float
-    return plain
-
-
-def _construct_int(loader: Any, node: yaml.ScalarNode) -> Any:
-    if len(node.value) > 40:  # beyond any 64-bit integer in any base YAML 1.1 allows: never converted
-        return _go_number(node.value, None)
-    return _go_number(node.value, yaml.SafeLoader.construct_yaml_int(loader, node))
-
-
-def _construct_float(loader: Any, node: yaml.ScalarNode) -> Any:
-    value = yaml.SafeLoader.construct_yaml_float(loader, node)
-    if value in (float("inf"), float("-inf")) and node.value.lstrip("+-").lower() not in (".inf",):
-        return node.value  # `1e999999`: out of float64 range, a string in Go (a quantity may still read it)
-    return value
-
-
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # An alias can only expand something when the text has both an anchor and an alias; checking the node graph
 # costs time on big files, so it runs only then (a CEL `&&` or `*` may trigger it needlessly; that is fine).
@@ -431,6 +362,10 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
     `_construct`), so that the parse cache may keep them."""
     budget = budget if budget is not None else AliasBudget()
     _check_depth(text, source=source)
+    with gc_paused():
+        fast = yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE)
+    if fast is not None:  # the plain common case, read as below would (no alias: plain data)
+        return fast, True
     check_aliases = _has_marker(text, _ANCHOR_RE) and _has_marker(text, _ALIAS_RE)
     plain = [not check_aliases]
     loader = _Loader(text)
@@ -463,12 +398,17 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
     return docs, plain[0]
 
 
+# RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes, which tries every offset.
+_DEEP_PREFIX = re2.compile(r"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)  # noqa: UP031
+
+
 def _check_depth(text: str, *, source: str) -> None:
-    deep_prefix = re.search(r"^[ \t?:-]{%d,}" % MAX_DEPTH, text, re.MULTILINE)  # noqa: UP031
+    deep_prefix = _DEEP_PREFIX.search(text)
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
-    empty = text.count("{}") + text.count("[]")
-    if deep_prefix is None and text.count("[") + text.count("{") - empty + (empty > 0) <= MAX_DEPTH:
+    opened = text.count("[") + text.count("{")
+    empty = text.count("{}") + text.count("[]") if opened > MAX_DEPTH else 0  # most texts: never counted
+    if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
     try:
         too_deep = _too_deep(text)

@@ -1,0 +1,245 @@
+"""The fast YAML reader: rapidyaml parses the plain common case to JSON; anything unusual is declined."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import re2
+import yaml
+
+try:
+    import ryml
+except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim runs; without it: the full loader
+    ryml = None
+
+__all__ = ["available", "read_documents"]
+
+_STDERR_LOCK = threading.Lock()
+_CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
+
+# Why this is faithful. rapidyaml (a compiled YAML 1.2 parser) gives each scalar's text; its JSON emitter writes a
+# plain scalar that looks like a JSON number, `true`, `false` or `null` bare and every other scalar quoted. The
+# documents drasim reads are what Kubernetes' YAML (YAML 1.1 scalar rules, as the full loader's resolvers) gives,
+# so: bare numbers go back through the full loader's resolver (`plain`, from their text), and a text is declined
+# before parsing when it holds anything where the two could differ: a plain scalar (or key) that YAML 1.1
+# reads as other than a string and JSON would not (`yes`, `~`, `0x1F`, `1_000`, `1:20`, `.inf`, a number as a
+# key), tags, anchors, aliases, merge keys, complex keys, directives, tabs, characters YAML forbids. A text
+# libyaml (the full loader's parser) refuses, a key set twice, a JSON the emitter got wrong, or any parse
+# error is declined too: the full loader then reads the text again and reports what it reports today (line
+# and column). The scan below is one RE2 search over the bytes (linear, ~0.1 s per 100 MB); a match is
+# checked (its context, the full loader's resolver) before the text is declined.
+
+_BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
+# One pass finds the first candidate of four kinds. (1) Anywhere: tabs, lone carriage returns, control
+# characters, directives, escaped UTF-16 surrogates (the full loader keeps each half; rapidyaml pairs them),
+# an escaped line break before an empty line (rapidyaml folds the two into one space), a block scalar on a
+# line of its own (a whole document's may have lines at column 0, where the two read `---` and `#` apart).
+# Outside comments and quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved
+# indicators, merge keys, complex keys (in flow context `?` starts one even before a non-space: rapidyaml
+# reads `[?x]` as a string); (3) plain scalars that may read other than as a string where JSON would not
+# (each checked with `plain`), and keys that may read other than as a string (JSON keys are always strings);
+# (4) a number, `true`, `false` or `null` that is a flow mapping's key without a value (`{a: 1, 2}`).
+_CANDIDATE = re2.compile(
+    rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F]"
+    rb"|\\\r?\n *\r?\n|(?:\A|\n) *(?:--- +)?[|>])"
+    rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<)|"
+    rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
+    rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
+    rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
+    rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?(?:[\s,\]}]|:\s|\z)"
+    rb"|(?:-?[0-9.]|true\b|false\b|null\b)[^\s,\[\]{}]* *:(?:\s|\z))"
+    rb"|((?:[{,]|\n) *(?:-?[0-9.]|true|false|null)[^\s,\[\]{}]* *[,}])")
+_TOKEN = re.compile(rb"[^\s,\[\]{}]*")
+_KEY_AFTER = re.compile(rb" *:(?:\s|\Z)")
+_SKIP = re.compile(rb"(?:\n|[\[{,]|: |- ) *")
+_BLOCK_HEADER = re.compile(rb"(?:^ *|: +|- +)[|>][-+0-9]* *$")  # a line with a `#` is never taken for one
+# What rapidyaml's JSON emitter writes bare (the JSON parser hands its numbers' text to `plain`).
+_JSON_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+_LINE_BREAKS = ("\x85", "\u2028", "\u2029", "\ufeff")  # line breaks in YAML 1.1, not in 1.2; a BOM inside
+
+
+class _Declined(Exception):
+    pass
+
+
+def available() -> bool:
+    """Whether rapidyaml is importable (it is a dependency; without it every text goes to the full loader)."""
+    return ryml is not None
+
+
+def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str]) -> list[Any] | None:
+    """The documents of `text` as the full loader reads them, or None when the text is not the plain common
+    case (see above) and the full loader must read it. `plain`: the full loader's value of a plain scalar
+    (raises ValueError for one it cannot build); `non_printable`: characters YAML forbids (non-ASCII texts)."""
+    if ryml is None:
+        return None
+    if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
+        return None
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
+        return None
+    if _unusual(data, plain) or not _libyaml_accepts(data):
+        return None
+    try:
+        with _quiet_stderr():
+            tree = ryml.parse_in_arena(data)
+        root = tree.root_id()
+        if tree.type(root) == ryml.NOTYPE:
+            return []  # no document: empty, or comments only
+        # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
+        docs = json.loads(ryml.emit_json(tree, root), object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
+                          parse_constant=plain)
+        return docs if tree.is_stream(root) else [docs]
+    except (ryml.ExceptionBasic, ValueError, TypeError, yaml.YAMLError, _Declined):
+        return None
+
+
+def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
+    """Whether the text has a candidate (see `_CANDIDATE`) that is real: not in a comment or a quoted or block
+    scalar, and for a scalar, one that reads other than as a string where JSON would not, or a key that does."""
+    pos = 0
+    while (m := _CANDIDATE.search(data, pos)) is not None:
+        if m.group(1) is not None:
+            return True
+        skip = _SKIP.match(data, m.start())
+        start = skip.end() if skip else m.start()
+        pos = start + 1
+        if _in_text(data, start):
+            continue
+        if m.group(2) is not None or (m.group(3) is not None and _in_flow_mapping(data, start)):
+            return True
+        found = _TOKEN.match(data, start)  # always matches (maybe empty)
+        token = found.group().decode() if found else ""
+        is_key = token.endswith(":") or _KEY_AFTER.match(data, start + len(token)) is not None
+        token = token.rstrip(":") if is_key else token
+        if token.lstrip("+-")[:1] == "." and token.lstrip("+-.")[:1].isdigit():
+            return True  # rapidyaml writes `.5` as `0.5`: the text the resolver sees would not be the scalar's
+        try:
+            value = plain(token)
+        except (ValueError, yaml.YAMLError):
+            return True
+        if not isinstance(value, str) and (is_key or not _JSON_SCALAR.fullmatch(token)):
+            return True
+    return False
+
+
+def _in_flow_mapping(data: bytes, pos: int) -> bool:
+    """Whether the innermost flow collection open before `pos` on its line is a mapping (or none is open on
+    the line: the collection started on a line above, whichever it is)."""
+    depth = 0
+    for i in range(pos - 1, data.rfind(b"\n", 0, pos), -1):
+        ch = data[i]
+        if ch in b"]}":
+            depth += 1
+        elif ch in b"[{":
+            if depth == 0:
+                return ch == 123  # {
+            depth -= 1
+    return True
+
+
+def _in_text(data: bytes, pos: int) -> bool:
+    """Whether `pos` is in a comment, a quoted scalar opened earlier on its line, or a block scalar's content
+    (a line indented more than the last line before it that is indented less and ends in `|` or `>`)."""
+    line_start = data.rfind(b"\n", 0, pos) + 1
+    quote = 0
+    prev = 32
+    node = True  # at a node's start (the line's, after `: `, `- ` at a node's start, `[`, `{`, `,` in a flow)
+    dash = False  # the last character was a `-` at a node's start
+    flow = 0  # flow collections opened on this line and not closed
+    # A quote opens a quoted scalar only after `: `, `[`, `{` or a flow's `,` here: at the line's start or
+    # after `- ` the line may continue a flow collection's plain scalar, where a quote is a character.
+    quotable = False
+    i = line_start
+    while i < pos:
+        ch = data[i]
+        if quote:
+            if ch == quote == 39 and data[i + 1:i + 2] == b"'":
+                i += 1  # '' in single quotes
+            elif ch == 92 and quote == 34:
+                i += 1  # an escape in double quotes
+            elif ch == quote:
+                quote = 0
+                node = False
+        elif ch in (34, 39) and quotable:  # elsewhere (`x "y`) a quote is part of a plain scalar
+            quote = ch
+        elif ch == 35 and prev in b" \n":
+            return True  # a comment
+        elif ch == 32:
+            quotable = quotable or prev == 58
+            node = node or prev == 58 or (prev == 45 and dash)  # `: `, or `- ` where a node starts
+        else:
+            dash = node and ch == 45
+            if ch in b"[{" and node:
+                flow += 1
+            elif ch in b"]}" and flow:
+                flow -= 1
+            node = (ch in b"[{" and node) or (ch == 44 and flow > 0)  # `,` ends a flow entry only
+            quotable = node and ch != 45
+        prev = ch
+        i += 1
+    if quote:
+        return True
+    indent = len(data[line_start:pos]) - len(data[line_start:pos].lstrip(b" "))
+    end = line_start - 1
+    while end > 0:
+        begin = data.rfind(b"\n", 0, end) + 1
+        line = data[begin:end]
+        stripped = line.lstrip(b" ")
+        if stripped and not stripped.startswith(b"#") and len(line) - len(stripped) < indent:
+            return b"#" not in line and _BLOCK_HEADER.search(line) is not None
+        end = begin - 1
+    return False
+
+
+def _libyaml_accepts(data: bytes) -> bool:
+    """Whether libyaml (the full loader's parser) parses the text without a syntax error: rapidyaml reads some
+    malformed texts (a `]` starting a plain scalar, a line indented between a sequence entry's dash and its
+    content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB)."""
+    if _CParser is None:
+        return False
+    parser = _CParser(data)
+    try:
+        parser.raw_parse()
+    except yaml.YAMLError:
+        return False
+    finally:
+        parser.dispose()
+    return True
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _Declined  # a key set twice: the full loader reports it with its lines
+    return mapping
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """rapidyaml prints a parse error to file descriptor 2 before raising it; the library never prints, and the
+    full loader reports the error again, so the descriptor points at the null device meanwhile (one thread at
+    a time: two would each save the other's null device and restore it)."""
+    with _STDERR_LOCK:
+        try:
+            saved = os.dup(2)
+        except OSError:
+            yield  # no standard error to protect
+            return
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, 2)
+            finally:
+                os.close(null)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)

@@ -1,0 +1,212 @@
+"""The fast YAML reader gives the full loader's documents, or declines: on every YAML input of the suite and
+on generated documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drasim.errors import InputError
+from drasim.sources import files, yamlfast, yamlscalars
+from hypothesis_budget import examples
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+INPUTS = sorted(p for p in [*ROOT.joinpath("tests").rglob("*.y*ml"), *ROOT.joinpath("src").rglob("*.y*ml")]
+                if p.suffix in (".yaml", ".yml"))
+
+
+def _full(text: str) -> Any:
+    """What the full loader (no fast reader) makes of `text`: its documents, or its error message."""
+    saved = yamlfast.ryml
+    yamlfast.ryml = None
+    try:
+        return files.parse_yaml(text, source="x")
+    except InputError as exc:
+        return f"error: {exc}"
+    finally:
+        yamlfast.ryml = saved
+
+
+def _fast(text: str) -> Any:
+    return yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE)
+
+
+def _same(text: str) -> bool:
+    """The fast reader's documents equal the full loader's (types included), or it declined."""
+    fast = _fast(text)
+    if fast is None:
+        return False
+    assert repr(fast) == repr(_full(text)), text
+    return True
+
+
+def test_rapidyaml_is_installed() -> None:
+    assert yamlfast.available()
+
+
+def test_every_yaml_input_of_the_suite_reads_the_same() -> None:
+    assert len(INPUTS) > 500
+    read = 0
+    for path in INPUTS:
+        try:
+            text = files.decode_text(path.read_bytes(), source=str(path))
+        except InputError:
+            continue
+        read += _same(text)
+    assert read > len(INPUTS) // 2  # most real manifests take the fast path
+
+
+@pytest.mark.parametrize("text", [
+    "", "# only a comment\n", "---\n", "a: 1\n---\n", "---\n---\n", "- a\n-\n- b\n", "hello\n",
+    "a: 1\n...\n---\nb: 2\n", "a: |\n  x\n  y\n\n\nb: >-\n  f\n  g\n\n  h\n", "a: 'it''s\n  two'\n",
+    "a: plain\n  multi\n\n  line\n", "key : val\n", "a: 1\r\nb: 2\r\n", "a: {b: 1, c: [x, y]}\n",
+    "- - a\n  - b\n- c\n", "{a: 1}\n", "'a': 1\n\"b\": 2\n", "a: |+\n  x\n\n", "a: >\n  x\n   y\n  z\n",
+    "a: 1 # c\nb: 'x' #c\n", "a: x#y\n", "a:\n- 1\n- 2\n", "a: 12\nb: -3\nc: 1.5\nd: 1e3\ne: 1.0e+3\nf: true\n"
+    "g: false\nh: null\ni:\nj: 123456789012345678901234567890\nk: '0x1F'\nl: \"yes\"\nm: 2001-12-14\n",
+    "a: \"\\u00e9\\x41 \\\" \\\\ \"\nb: é ü 日本\n", "x: 0000:60:00.0\ny: 9.0.0\nz: 81559Mi\nw: 0o17\n",
+    "a: [0.0, -1.5, 1E5, 1.5E+3, 1.5e-3, 99999999999999999999, -9223372036854775809, 0e0, -0.0, 12e+3, 1e-3]\n",
+])
+def test_plain_common_cases_take_the_fast_path(text: str) -> None:
+    assert _same(text)
+
+
+@pytest.mark.parametrize("text", [
+    "a: yes\n", "a: No\n", "a: ~\n", "a: Null\n", "a: True\n", "a: 0x1F\n", "a: 017\n", "a: 1_000\n",
+    "a: 1:20\n", "a: +12\n", "a: .inf\n", "a: -.inf\n", "a: .nan\n", "a: 1.\n", "a: 0b101\n", "a: =\n",
+    "1: a\n", "true: a\n", "null: a\n", "yes: a\n", "[yes, 1]\n", "{a: on}\n", "- off\n", "a: !!str 1\n",
+    "a: &x 1\nb: *x\n", "<<: {a: 1}\n", "? a\n: b\n", "%YAML 1.1\n---\na: 1\n", "a:\n\tb: 1\n", "a: 1\na: 2\n",
+    "a: [1, 2\n", "a: b: c\n", "a: - b\n", "[a, b]: c\n", "a: 'x'y\n", "a: \"\\t\\x01\"\n", "a: \x01\n",
+    "a: x\x85y\n", "a: 1\rb: 2\n", "12:30: a\n", "a: 190:20:30.15\n", "a: [x-\"q, yes]\n", "a: [x'q, 0x1]\n",
+    "a: [it is \"q, yes]\n", "a: [x- 'q, ~]\n", "|\n---\nk: 1\n", ">\n#c x\n", "--- |\n  x\n",
+    "\n  \n  |\n #c x\n", "{\n  null, k}\n", "017\"x-' 0x1,\": yes\n", "a, \"b: yes\n",
+    "[q, x \"a b\n- 'off,   yes]\n", ".51e3\n", "a: -.5\n", "- #c >\n  !t x\n", "a: # b: |\n  yes\n",
+])
+def test_what_may_read_differently_is_declined(text: str) -> None:
+    assert _fast(text) is None
+
+
+_ESCAPES = [r"\x80", r"\xe9", r"\u00e9", r"\U0001F600", r"\N", r"\_", r"\L", r"\P", r"\e", r"\a", r"\b", r"\v",
+            r"\/", r"\ ", r"\t", r"\n", r"\"", r"\\", "a\\\n  b", "a\n  b", r"\ud800\udc00", r"\ud800", r"\u0000",
+            r"\x9f", r"\ufeff"]
+
+
+@pytest.mark.parametrize("escape", _ESCAPES)
+def test_double_quoted_escapes_read_the_same_or_are_declined(escape: str) -> None:
+    _same(f'a: "{escape}"\n')
+
+
+def test_escaped_surrogates_are_declined() -> None:
+    assert _fast('a: "\\ud800\\udc00"\n') is None
+    assert _fast("a: \ud800\n") is None
+
+
+def test_declined_errors_keep_the_full_loaders_line_and_column() -> None:
+    with pytest.raises(InputError, match=r"line 2, column 1\): key \"a\" already set in map \(line 1\)"):
+        files.parse_yaml("a: 1\na: 2\n", source="x")
+    with pytest.raises(InputError, match=r"invalid YAML \(line 1, column 5\): mapping values are not allowed"):
+        files.parse_yaml("a: b: c\n", source="x")
+
+
+def test_a_parse_error_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    # libyaml reads a flow collection as a key; rapidyaml refuses it (printing to descriptor 2 first).
+    assert _fast("[a, b]: c\n") is None
+    assert capfd.readouterr() == ("", "")
+    with pytest.raises(InputError, match=r"line 1, column 1\): while constructing a mapping: found unhashable key"):
+        files.parse_yaml("[a, b]: c\n", source="x")
+
+
+def test_without_rapidyaml_the_full_loader_reads_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yamlfast, "ryml", None)
+    assert not yamlfast.available()
+    assert files.parse_yaml("a: yes\nb: [1, x]\n", source="x") == [{"a": True, "b": [1, "x"]}]
+
+
+_TRICKY = ["0x1F", "0o17", "017", "1_000", "+.inf", "-.inf", ".nan", "~", "null", "Null", "NULL", "Yes", "yes",
+           "no", "on", "OFF", "true", "True", "false", "2001-12-14", "2001-12-14T21:59:43.10-05:00", "1:20",
+           "190:20:30.15", "12", "-3", "+12", "0", "-0", "1.5", "1.", "1e3", "1.0e+3", ".5", "00.5", "0b101",
+           "123456789012345678901234567890", "9223372036854775808", "18446744073709551616", "1e999999", "=", "<<",
+           "é", "日本", "a b", "x-y", "0000:60:00.0", "0000:10:00.0", "9.0.0", "81559Mi", "-", "a:b", "NaN",
+           "Infinity", "12:30", "0_1", "1__2", ""]
+_KEYS = st.sampled_from(["a", "b", "name", "1", "yes", "true", "null", "~", "x y", "0x1F", "12:30", "é"])
+_SCALARS = st.one_of(st.sampled_from(_TRICKY), st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)),
+                                                       max_size=8))
+
+
+@st.composite
+def _scalar_text(draw: Any, value: str) -> str:
+    style = draw(st.sampled_from(["plain", "single", "double"]))
+    if style == "single":
+        return "'" + value.replace("'", "''") + "'"
+    if style == "double":
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return value
+
+
+def _render(draw: Any, value: Any, indent: int) -> str:
+    pad = " " * indent
+    if isinstance(value, dict):
+        if not value:
+            return " {}\n"
+        lines = "".join(f"{pad}{draw(_scalar_text(k))}:{_render(draw, v, indent + 2)}" for k, v in value.items())
+        return "\n" + lines
+    if isinstance(value, list):
+        if not value:
+            return " []\n"
+        if draw(st.booleans()):  # flow style
+            return " [" + ", ".join(draw(_scalar_text(v)) if isinstance(v, str) else "[]" for v in value) + "]\n"
+        return "\n" + "".join(f"{pad}-{_render(draw, v, indent + 2)}" for v in value)
+    return f" {draw(_scalar_text(value))}\n"
+
+
+_TREES = st.recursive(_SCALARS, lambda children: st.one_of(st.lists(children, max_size=4),
+                                                           st.dictionaries(_KEYS, children, max_size=4)),
+                      max_leaves=12)
+
+
+@given(st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12), min_size=1,
+                max_size=6), st.booleans())
+def test_quoted_strings_read_the_same(values: list[str], single: bool) -> None:
+    quoted = ["'" + v.replace("'", "''") + "'" if single else json.dumps(v, ensure_ascii=False) for v in values]
+    _same("".join(f"k{i}: {q}\n" for i, q in enumerate(quoted)))
+
+
+@given(st.data(), st.dictionaries(_KEYS, _TREES, min_size=1, max_size=4), st.integers(1, 3))
+def test_generated_documents_read_the_same_or_are_declined(data: st.DataObject, doc: dict[str, Any],
+                                                           count: int) -> None:
+    text = "---\n".join(_render(data.draw, doc, 0).lstrip("\n") for _ in range(count))
+    _same(text)
+
+
+_SEEDS = [text for text in (files.decode_text(p.read_bytes(), source=str(p)) for p in INPUTS
+                            if "realworld" in p.parts or "conformance" in p.parts) if len(text) < 4000][:200]
+_EDITS = st.lists(st.tuples(st.sampled_from(["insert", "delete", "indent", "repeat"]), st.floats(0, 1),
+                            st.sampled_from(list(" :-[]{},#'\"\n?|>!&*~01yn.\\"))), min_size=1, max_size=3)
+
+
+@settings(max_examples=examples(300))
+@given(st.sampled_from(_SEEDS), _EDITS)
+def test_damaged_manifests_read_the_same_or_are_declined(seed: str, edits: list[tuple[str, float, str]]) -> None:
+    """rapidyaml reads some malformed texts libyaml refuses (and a few valid ones differently): an edit or three
+    of a real manifest, which the full loader reads or refuses, must read the same or be declined."""
+    text = seed
+    for op, where, char in edits:
+        at = int(where * len(text))
+        lines = text.split("\n")
+        line = min(int(where * len(lines)), len(lines) - 1)
+        if op == "insert":
+            text = text[:at] + char + text[at:]
+        elif op == "delete":
+            text = text[:at] + text[at + 1:]
+        elif op == "indent":
+            lines[line] = " " + lines[line]
+            text = "\n".join(lines)
+        else:
+            lines.insert(line, lines[line])
+            text = "\n".join(lines)
+    _same(text)
