@@ -56,9 +56,11 @@ def report(name: str, value: float, unit: str, target: float | None = None, *, l
 # --- calibration ---------------------------------------------------------------------------------------
 # CPU seconds are what a process needs, yet a loaded machine stretches them (shared caches, SMT siblings,
 # frequency). A fixed pure-Python loop, timed in this process right before a figure, says by how much:
-# CALIBRATION_REFERENCE_S is its fastest of nine timings on this project's 2-core bench machine (CPython
-# 3.11); a figure taken while the loop runs 1.3x slower is divided (or a rate multiplied) by 1.3.
-CALIBRATION_REFERENCE_S = 0.175
+# CALIBRATION_REFERENCE_S is its median on this project's 2-core bench machine (CPython 3.11) with nothing
+# else running (0.133-0.146 over six runs, 2026-12-04; the earlier 0.175 was taken while other jobs ran, which
+# made a quiet machine's figures look worse than measured); a figure taken while the loop runs 1.3x slower is
+# divided (or a rate multiplied) by 1.3.
+CALIBRATION_REFERENCE_S = 0.135
 
 
 def calibration_loop() -> int:
