@@ -12,7 +12,7 @@ import msgspec
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from drasim.cli.main import cli
@@ -83,6 +83,7 @@ def _scalar(value: Any) -> str:
 
 @settings(max_examples=examples(150))
 @given(docs=st.lists(_DOC, min_size=1, max_size=3))
+@example(docs=[{"=": None}])
 def test_a_cached_parse_equals_the_parse(docs: list[Any], tmp_path_factory: pytest.TempPathFactory) -> None:
     text = "".join(f"---{_plain_yaml(d)}\n" for d in docs)
     data = text.encode()
@@ -105,8 +106,10 @@ def test_a_cached_parse_equals_the_parse(docs: list[Any], tmp_path_factory: pyte
 
 
 def _has_other_key(value: Any) -> bool:
+    # A plain `=` reads as the string "=", yet YAML 1.1 tags it `value`, not `str`: such a key, too, takes the
+    # full constructor, whose documents are never cached (hypothesis found `=: null`).
     if isinstance(value, dict):
-        return any(not isinstance(k, str) or _has_other_key(v) for k, v in value.items())
+        return any(not isinstance(k, str) or k == "=" or _has_other_key(v) for k, v in value.items())
     return isinstance(value, list) and any(_has_other_key(v) for v in value)
 
 
