@@ -160,16 +160,18 @@ def check_counters(ctx: LintContext) -> list[LintFinding]:
                 "server accepts only one of them per slice (only one of `sharedCounters` or `devices` is "
                 "allowed); publish the counter sets in a slice of their own in the same pool",
             ))
-    declared: dict[str, list[tuple[str, str]]] = {}
+    # A set per name: a fleet's MIG pools all declare counter sets of the same names (a list made the
+    # membership test below linear in the number of pools, for every consumption).
+    declared: dict[str, set[tuple[str, str]]] = {}
     for s in ctx.current_slices:
         for cs in s.spec.shared_counters:
-            declared.setdefault(cs.name, []).append((s.spec.driver, s.spec.pool.name))
+            declared.setdefault(cs.name, set()).add((s.spec.driver, s.spec.pool.name))
     for s in ctx.current_slices:
         pool = (s.spec.driver, s.spec.pool.name)
         for i, d in enumerate(s.spec.devices):
             for j, cc in enumerate(d.consumes_counters):
-                owners = declared.get(cc.counter_set, [])
-                if pool in owners or not owners:
+                owners = declared.get(cc.counter_set)
+                if not owners or pool in owners:
                     continue  # fine, or nowhere at all (api-validation reports that)
                 where = ", ".join(sorted({f"{drv}/{name}" for drv, name in owners}))
                 out.append(LintFinding(
