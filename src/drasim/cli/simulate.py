@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from drasim.allocator.budget import FILTER_BUDGET_STEPS, budget_text
-from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
+from drasim.api.encode import encode_object, json_list_chunks, yaml_objects
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.exits import finish, leave_to_exit
@@ -119,7 +119,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         else:
             extra = extra_documents(result, lines)
             if output == "yaml":
-                click.echo(yaml_documents([*(encode_object(o) for o in final), *extra]), nl=False)
+                click.echo(yaml_objects(final, extra), nl=False)
             elif output == "json":
                 # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
                 for chunk in json_list_chunks(final, extra):
