@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import functools
+from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
@@ -152,8 +153,13 @@ def _num(value: Fraction) -> str:
 
 
 def _ago(result: SimulationResult, when: Any) -> str:
-    delta: timedelta = when - result.start
-    seconds = int(delta.total_seconds())
+    return _since(result.start, when)
+
+
+@functools.lru_cache(maxsize=4096)
+def _since(start: datetime, when: datetime) -> str:
+    # Memoised: a run's events share few instants (-o wide lists 10,000+ events, each with its time).
+    seconds = int((when - start).total_seconds())
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
     return f"+{h}h{m:02d}m{s:02d}s" if h else f"+{m}m{s:02d}s"
