@@ -7,6 +7,7 @@ import json
 import os
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -21,6 +22,8 @@ from drasim.api.encode import (
     object_json,
     to_json,
     to_yaml,
+    yaml_documents,
+    yaml_objects,
 )
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import ObjectMeta
@@ -285,3 +288,29 @@ def test_json_list_in_chunks_is_the_whole_document(items: list[Any], indent: int
     """The streamed List (pieces of `batch` items) is byte for byte the document formatted at once."""
     whole = json_document({"apiVersion": "v1", "kind": "List", "items": items}, indent=indent)
     assert b"".join(json_list_chunks([], items, indent=indent, batch=batch)) == whole
+
+
+def _replicas(obj: KubeObject, n: int) -> list[KubeObject]:
+    """`n` copies of `obj` as a template's replicas hold it: a claim's spec whole, a pod's spec fields."""
+    out = []
+    for i in range(n):
+        meta = msgspec.structs.replace(obj.metadata, name=f"{obj.metadata.name}-{i}")
+        spec = getattr(obj, "spec", None)
+        if obj.kind == "Pod" and spec is not None:
+            out.append(msgspec.structs.replace(obj, metadata=meta, spec=msgspec.structs.replace(spec)))
+        else:
+            out.append(msgspec.structs.replace(obj, metadata=meta))
+    return out
+
+
+@pytest.mark.parametrize("folder", ["upstream-v1.36", "seed", "random"])
+def test_shared_template_parts_print_the_plain_bytes(folder: str) -> None:
+    paths = [p for p in FILES if f"/{folder}/" in p][::4]
+    shared = 0
+    for path in paths:
+        objs = [r for o in scenario_objects(path) for r in _replicas(o, 3)]
+        shared += sum(1 for o in objs if o.kind in ("Pod", "ResourceClaim"))
+        extra = [{"apiVersion": "v1", "kind": "Event", "message": "a\nb"}]  # a multi-line scalar: PyYAML's path
+        assert yaml_objects(objs) == yaml_documents([encode_object(o) for o in objs]) == to_yaml(objs)
+        assert yaml_objects(objs, extra) == yaml_documents([*(encode_object(o) for o in objs), *extra])
+    assert shared > 0

@@ -69,3 +69,28 @@ def test_words_joined_by_colons_are_styled_as_pyyaml_styles_them(words: list[tup
     # where the words look like numbers, booleans or other indicators.
     text = head + "".join(sep + word for sep, word in words)
     assert dump_all([{"k": text}, {"k": [text]}]) == _pyyaml([{"k": text}, {"k": [text]}])
+
+
+_PART = st.one_of(st.dictionaries(_TEXT, _DATA, min_size=1, max_size=4), st.lists(_DATA, min_size=1, max_size=4))
+
+
+@_RELAXED
+@given(_PART, st.lists(st.tuples(_TEXT, st.integers(0, 3)), min_size=1, max_size=5), _DATA)
+def test_shared_parts_give_the_same_bytes(part: Any, places: list[tuple[str, int]], other: Any) -> None:
+    # One collection held in several documents as a mapping value at different depths (a template's part in
+    # its replicas): written from the memo after the first time, the text is what a plain dump writes.
+    docs: list[Any] = []
+    for key, depth in places:
+        value: Any = {key: part, "other": other}
+        for level in range(depth):
+            value = {f"l{level}": value} if level % 2 else {f"s{level}": [value, part]}
+        docs.append(value)
+    unshared = _unshared(docs)
+    # Also when something else in the input hands the dump to PyYAML: no anchors and aliases then either.
+    assert dump_all(docs, {id(part)}) == dump_all(unshared) == _pyyaml(unshared)
+
+
+def _unshared(data: Any) -> Any:
+    if type(data) is dict:
+        return {k: _unshared(v) for k, v in data.items()}
+    return [_unshared(v) for v in data] if type(data) is list else data

@@ -9,12 +9,14 @@ from typing import Any
 
 import msgspec
 
+from drasim.api.core import PodSpec
 from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
+from drasim.api.resource import ResourceClaimSpec
 from drasim.api.yamlemit import dump_all
 
 __all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml",
-           "yaml_documents"]
+           "yaml_documents", "yaml_objects"]
 
 
 def encode_object(obj: KubeObject) -> dict[str, Any]:
@@ -50,12 +52,52 @@ def encode_object(obj: KubeObject) -> dict[str, Any]:
 
 def to_yaml(objs: Iterable[KubeObject]) -> str:
     """Multi-document YAML (`---` between objects), block style, keys in struct order."""
-    return yaml_documents([encode_object(o) for o in objs])
+    return yaml_objects(objs)
 
 
 def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
     """Multi-document YAML of wire-form dicts (as `to_yaml` writes objects)."""
     return dump_all(docs)
+
+
+# Specs a template's objects share whole (a claim's: immutable), and specs whose collection fields they share
+# (a pod's: the pod's own shallow copy of the template's, nodeName set on it): (field, wire name) of those.
+_SHARED_SPECS: frozenset[type] = frozenset({ResourceClaimSpec})
+_SHARED_SPEC_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
+    PodSpec: tuple((f.name, f.encode_name) for f in msgspec.structs.fields(PodSpec))}
+
+
+def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = ()) -> str:
+    """`yaml_documents` of `encode_object` of each object, then the plain `extra` documents: the same text.
+
+    Replicas of one template hold parts of it by identity (a claim's spec, a pod's containers:
+    controllers.resourceclaim.template_copy); each such part is encoded to one wire value that all its
+    holders share, so the YAML writer writes it once per indent and copies the text after that.
+    """
+    parts: dict[int, tuple[Any, Any]] = {}  # id of a struct part -> (the part, kept alive; its wire value)
+
+    def share(part: Any, wire: Any) -> Any:
+        found = parts.get(id(part))
+        if found is not None and found[0] is part:
+            return found[1]
+        parts[id(part)] = (part, wire)
+        return wire
+
+    docs = []
+    for obj in objs:
+        doc = encode_object(obj)
+        spec = getattr(obj, "spec", None)
+        wire_spec = doc.get("spec")
+        if type(spec) in _SHARED_SPECS and type(wire_spec) is dict and wire_spec:
+            doc["spec"] = share(spec, wire_spec)
+        elif type(spec) in _SHARED_SPEC_FIELDS and type(wire_spec) is dict:
+            for name, wire_name in _SHARED_SPEC_FIELDS[type(spec)]:
+                value = wire_spec.get(wire_name)
+                if type(value) in (list, dict) and value:
+                    wire_spec[wire_name] = share(getattr(spec, name), value)
+        docs.append(doc)
+    shared = {id(wire) for _part, wire in parts.values()}
+    return dump_all([*docs, *extra], shared)
 
 
 def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:

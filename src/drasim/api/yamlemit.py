@@ -11,7 +11,7 @@ types) makes `dump_all` hand the whole input to PyYAML, so the output is always 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import yaml
@@ -42,6 +42,13 @@ _RESERVED = frozenset(
 _SIMPLE_KEY_MAX = 100
 
 
+class _NoAliasDumper(_Dumper):
+    """PyYAML's dumper without anchors and aliases: a shared part is written out wherever it occurs."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 class _Fallback(Exception):
     """The input has something the fast walk does not mirror; PyYAML dumps it instead."""
 
@@ -63,7 +70,11 @@ def _styled(text: str, *, key: bool) -> str:
 class _Writer:
     """One dump: caches of styled strings and the output pieces."""
 
-    def __init__(self) -> None:
+    def __init__(self, shared: Collection[int] = ()) -> None:
+        # ids of collections several documents hold (template parts): each is written once per indent and
+        # its text reused. The caller keeps them alive for the dump, so an id is not reused meanwhile.
+        self.shared = shared
+        self.texts: dict[tuple[int, str], str] = {}
         self.keys: dict[str, str] = {}
         self.values: dict[str, str] = {}
         self.out: list[str] = []
@@ -109,7 +120,7 @@ class _Writer:
 
     def mapping(self, data: dict[Any, Any], indent: str, first: str | None) -> None:
         """A block mapping at `indent`; `first` is the prefix of its first line ("- " inside a sequence)."""
-        out, values = self.out, self.values
+        out, values, shared = self.out, self.values, self.shared
         prefixes = self.prefixes.get(indent)
         if prefixes is None:
             prefixes = self.prefixes[indent] = {}
@@ -127,13 +138,33 @@ class _Writer:
             t = type(v)
             if t is dict and v:
                 out.append(f"{pre}\n")
-                self.mapping(v, indent + "  ", None)
+                if shared and id(v) in shared:
+                    self.reuse(v, indent + "  ")
+                else:
+                    self.mapping(v, indent + "  ", None)
             elif t is list and v:  # sequences in a mapping are not indented
                 out.append(f"{pre}\n")
-                self.sequence(v, indent, None)
+                if shared and id(v) in shared:
+                    self.reuse(v, indent)
+                else:
+                    self.sequence(v, indent, None)
             else:
                 s = values.get(v) if t is str else None
                 out.append(f"{pre} {s or self.scalar(v)}\n")  # a styled string is never empty
+
+    def reuse(self, value: dict[Any, Any] | list[Any], indent: str) -> None:
+        """A shared collection as a mapping's value at `indent`: its text depends on nothing else."""
+        key = (id(value), indent)
+        text = self.texts.get(key)
+        if text is None:
+            start = len(self.out)
+            if isinstance(value, dict):
+                self.mapping(value, indent, None)
+            else:
+                self.sequence(value, indent, None)
+            text = self.texts[key] = "".join(self.out[start:])
+            del self.out[start:]
+        self.out.append(text)
 
     def sequence(self, data: list[Any], indent: str, first: str | None) -> None:
         out, scalar = self.out, self.scalar
@@ -156,15 +187,18 @@ class _Writer:
         self.mapping(doc, "", None)
 
 
-def dump_all(documents: Iterable[Any]) -> str:
+def dump_all(documents: Iterable[Any], shared: Collection[int] = ()) -> str:
     """Multi-document block YAML, byte for byte as PyYAML's safe dumper writes it with drasim's options
 
-    (keys in insertion order, block style, Unicode as is, no line folding)."""
+    (keys in insertion order, block style, Unicode as is, no line folding). `shared`: ids of non-empty
+    dicts and lists that occur as mapping values in several places, kept alive by the documents; each is
+    written once per indent (the same bytes, less work)."""
     docs = list(documents)
-    writer = _Writer()
+    writer = _Writer(shared)
     try:
         for i, doc in enumerate(docs):
             writer.document(doc, i)
     except _Fallback:
-        return yaml.dump_all(docs, Dumper=_Dumper, **_OPTIONS)
+        # Shared parts would come out as `&id001` anchors and `*id001` aliases, not as the fast walk writes them.
+        return yaml.dump_all(docs, Dumper=_NoAliasDumper if shared else _Dumper, **_OPTIONS)
     return "".join(writer.out)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import functools
+from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
 import click
 
 from drasim.allocator.budget import FILTER_BUDGET_STEPS, budget_text
-from drasim.api.encode import encode_object, json_list_chunks, yaml_documents
+from drasim.api.encode import encode_object, json_list_chunks, yaml_objects
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.quantity import Quantity
 from drasim.cli.exits import finish, leave_to_exit
@@ -119,7 +120,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         else:
             extra = extra_documents(result, lines)
             if output == "yaml":
-                click.echo(yaml_documents([*(encode_object(o) for o in final), *extra]), nl=False)
+                click.echo(yaml_objects(final, extra), nl=False)
             elif output == "json":
                 # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
                 for chunk in json_list_chunks(final, extra):
@@ -152,8 +153,13 @@ def _num(value: Fraction) -> str:
 
 
 def _ago(result: SimulationResult, when: Any) -> str:
-    delta: timedelta = when - result.start
-    seconds = int(delta.total_seconds())
+    return _since(result.start, when)
+
+
+@functools.lru_cache(maxsize=4096)
+def _since(start: datetime, when: datetime) -> str:
+    # Memoised: a run's events share few instants (-o wide lists 10,000+ events, each with its time).
+    seconds = int((when - start).total_seconds())
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
     return f"+{h}h{m:02d}m{s:02d}s" if h else f"+{m}m{s:02d}s"

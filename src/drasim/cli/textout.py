@@ -54,6 +54,11 @@ def colour_allowed(file: TextIO) -> bool:
     return file.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _cell(align: str, width: int) -> str:
+    """A str.format field padding its cell to `width` (as str.ljust/rjust do; no padding at width 0)."""
+    return f"{{:{align}{width}}}" if width else "{}"
+
+
 class TextOut:
     """Where a command's text goes. On a pipe, a table costs one pass over its cells: each column is as
     wide as its widest cell, two spaces apart, nothing folded or truncated, no trailing blanks (what
@@ -91,22 +96,15 @@ class TextOut:
                 table.add_row(*row)
             self._console.print(table)
             return
-        widths = [len(c) for c in columns]
-        for row in rows:
-            for i, cell in enumerate(row):
-                if len(cell) > widths[i]:
-                    widths[i] = len(cell)
-        last = len(columns) - 1
-        out = self._plain
+        # Column widths and each row's padding in C (max over a column, one str.format per row): a wide
+        # simulation prints tables of 100,000+ cells.
+        widths = [max(len(c), *map(len, col)) for c, col in zip(columns, zip(*rows, strict=True), strict=True)] \
+            if rows else [len(c) for c in columns]
         if right:
-            flush = [col in right for col in columns]
-            for row in (columns, *rows):
-                out.append("  ".join(cell.rjust(w) if r else cell.ljust(w)
-                                     for cell, w, r in zip(row, widths, flush, strict=True)).rstrip())
-            return
-        pads = [w + 2 for w in widths[:last]]
-        for row in (columns, *rows):
-            out.append("".join([*(cell.ljust(w) for cell, w in zip(row, pads, strict=False)), row[last]]).rstrip())
+            fmt = "  ".join(_cell(">" if col in right else "<", w) for col, w in zip(columns, widths, strict=True))
+        else:  # the last column is not padded
+            fmt = "".join(_cell("<", w + 2) for w in widths[:-1]) + "{}"
+        self._plain += [fmt.format(*row).rstrip() for row in (columns, *rows)]
 
     def close(self) -> None:
         """Write what a pipe gets in one go (the terminal was written as it went)."""

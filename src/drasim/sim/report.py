@@ -333,23 +333,27 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
+    nanos: dict[datetime, int] = {}  # events share few instants
     for line in cluster_events(result):
-        stamp = _free_stamp(skip, line.name, int(line.first.timestamp() * 1_000_000_000))
-        name = f"{line.name}.{stamp:x}"
+        first = nanos.get(line.first)
+        if first is None:
+            first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
+        stamp = _free_stamp(skip, line.name, first)
         skip[(line.name, stamp)] = stamp + 1
-        involved: dict[str, str] = {"apiVersion": "v1" if line.kind in ("Pod", "Node") else "", "kind": line.kind,
-                                    "name": line.name}
+        # Empty fields are left out (an apiVersion only for core kinds, a namespace only where there is one).
+        involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
+            if line.kind in ("Pod", "Node") else {"kind": line.kind, "name": line.name}
+        meta: dict[str, str] = {"name": f"{line.name}.{stamp:x}"}
         if line.namespace:
             involved["namespace"] = line.namespace
+            meta["namespace"] = line.namespace
         uid = uids.get((line.kind, line.namespace, line.name))
         if uid:
             involved["uid"] = uid
-        meta: dict[str, str] = {"name": name}
-        if line.namespace:
-            meta["namespace"] = line.namespace
+        if not (line.kind and line.name):
+            involved = {k: v for k, v in involved.items() if v}
         out.append({
-            "apiVersion": "v1", "kind": "Event", "metadata": meta,
-            "involvedObject": {k: v for k, v in involved.items() if v},
+            "apiVersion": "v1", "kind": "Event", "metadata": meta, "involvedObject": involved,
             "type": line.type, "reason": line.reason, "message": line.message, "count": line.count,
             "firstTimestamp": _rfc3339(line.first), "lastTimestamp": _rfc3339(line.last),
             "source": {"component": line.source}, "reportingComponent": line.source,
