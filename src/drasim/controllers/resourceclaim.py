@@ -83,10 +83,13 @@ def _digest(parts: Iterable[object]) -> bytes:
 
 def hash_chars(parts: Sequence[object], length: int) -> str:
     """`length` characters of `SUFFIX_ALPHABET` derived from the SHA-256 of `parts` (at most 50)."""
-    value = int.from_bytes(_digest(parts), "big")
+    base = len(SUFFIX_ALPHABET)
+    # The first `length` base-`base` digits of the digest depend only on it modulo base**length: one wide
+    # division, then small ones (two names per replica).
+    value = int.from_bytes(_digest(parts), "big") % base**length
     out = []
     for _ in range(length):
-        value, digit = divmod(value, len(SUFFIX_ALPHABET))
+        value, digit = divmod(value, base)
         out.append(SUFFIX_ALPHABET[digit])
     return "".join(out)
 
