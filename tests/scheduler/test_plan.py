@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.scheduler.filters import UNSCHEDULABLE, Status
-from drasim.scheduler.plan import Entry, Plan
+from drasim.scheduler.plan import Entry, Plan, _pick, _pick_sorted
 from hypothesis_budget import examples
 
 REJECT = {i: Status(UNSCHEDULABLE, (f"reason {i}",), "Test") for i in range(4)}
@@ -64,3 +64,15 @@ def test_scan_matches_a_node_by_node_scan_across_changes(data: st.DataObject) ->
         got = plan.scan_subset(names, subset, n, sub_start, evaluate)
         assert set(got[0]) == set(expect[0]) and got[2].keys() <= set(names)
         assert dict(unread) == expected and list(unread) == list(expected)  # the rejections as of their scan
+
+
+_RUNS = st.tuples(st.integers(0, 40), st.integers(0, 40)).map(lambda t: list(range(t[0], t[0] + t[1])))
+
+
+@settings(max_examples=examples(300))
+@given(st.one_of(_RUNS, st.lists(st.integers(0, 80), unique=True)), st.integers(0, 40))
+def test_pick_sorted_is_the_pick(positions: list[int], size: int) -> None:
+    """The slice shortcut for consecutive positions picks what the item-by-item pick does."""
+    values = [f"n{i}" for i in range(81 + size)]
+    positions.sort()
+    assert _pick_sorted(values, positions) == _pick(values, positions) == [values[p] for p in positions]

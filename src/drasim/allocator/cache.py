@@ -59,6 +59,10 @@ class NodeView:
         self.by_value: dict[tuple[object, ...], dict[object, list[int]]] = {}
 
 
+# (features, class, request, verdict key, shape key): the objects first, to check identity.
+RequestShapes = tuple[object, object, object, tuple[object, ...], tuple[object, ...]]
+
+
 class SliceCache:
     """Indexes slices by node and pool; memoises pool gathering per node and CEL results per device.
 
@@ -79,6 +83,8 @@ class SliceCache:
             self.by_pool.setdefault((slc.spec.driver, slc.spec.pool.name), []).append(slc)
         self._views: dict[tuple[object, ...], NodeView] = {}
         self._consumption: dict[int, Consumption] = {}
+        # allocator.search `_Run._know`: a request's verdict and shape keys by (features, class, request) ids.
+        self.request_shapes: dict[tuple[int, int, int], RequestShapes] = {}
 
     def consumption(self, device: Device) -> Consumption:
         found = self._consumption.get(id(device))

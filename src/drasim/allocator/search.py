@@ -96,6 +96,8 @@ SKIP_AFTER_STEPS = 16
 # Whether `_Run._take_counters` may check only the counters the device draws on (`_Run._plain_pools`);
 # tests switch it off to compare with the check of every counter.
 OWN_COUNTERS_ONLY = True
+# How many (features, class, request) entries `_Run._know` keeps before starting over.
+REQUEST_SHAPES_MAX = 4096
 
 class Allocator:
     """Upstream `NewAllocator` + `Allocate`: one instance per scheduling cycle (fixed in-use state).
@@ -415,19 +417,33 @@ class _Run:
         per-call match cache; drasim keeps it for as long as the slices do not change)."""
         f = self.f
         cls = data.cls
-        selectors = (
-            f.device_binding_and_status,
-            tuple(sel.cel.expression if sel.cel is not None else None for sel in cls.spec.selectors) if cls else (),
-            tuple(sel.cel.expression if sel.cel is not None else None for sel in data.selectors))
+        # Replicas of one template share their request objects (controllers.resourceclaim.template_copy), so
+        # the keys are worked out once per (features, class, request) and reused; the entry holds the three
+        # objects and is used only while each is the very same one, so a reused id() never matches.
+        shapes = self.a.cache.request_shapes
+        memo_key = (id(f), id(cls), id(data.request))
+        found = shapes.get(memo_key)
+        if found is not None and found[0] is f and found[1] is cls and found[2] is data.request:
+            selectors, shape = found[3], found[4]
+        else:
+            selectors = (
+                f.device_binding_and_status,
+                tuple(sel.cel.expression if sel.cel is not None else None for sel in cls.spec.selectors)
+                if cls else (),
+                tuple(sel.cel.expression if sel.cel is not None else None for sel in data.selectors))
+            capacity = tuple(sorted((k, str(q)) for k, q in data.capacity.items())) if data.capacity else None
+            tolerations = tuple((t.key, t.operator, t.value, t.effect) for t in data.tolerations)
+            shape = (selectors, f.consumable_capacity, capacity, f.partitionable_devices, f.device_taints,
+                     tolerations)
+            if len(shapes) >= REQUEST_SHAPES_MAX:
+                shapes.clear()  # claims made one by one (no template) would otherwise pin every request
+            shapes[memo_key] = (f, cls, data.request, selectors, shape)
         verdicts = self.view.verdicts.get(selectors)
         if verdicts is None:
             verdicts = self.view.verdicts[selectors] = [UNKNOWN] * len(self.cands)
         data.verdicts = verdicts
-        capacity = tuple(sorted((k, str(q)) for k, q in data.capacity.items())) if data.capacity else None
-        tolerations = tuple((t.key, t.operator, t.value, t.effect) for t in data.tolerations)
-        data.shape = (selectors, f.consumable_capacity, capacity, f.partitionable_devices, f.device_taints,
-                      tolerations)
-        data.usable = self.view.usable.get(data.shape)
+        data.shape = shape
+        data.usable = self.view.usable.get(shape)
 
     def _selectable(self, key: tuple[int, int, int], data: RequestData, pos: int) -> Rejection | None:
         """None when the device is selectable for the request; raises the fatal ones unless probing."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -84,17 +83,26 @@ def _digest(parts: Iterable[object]) -> bytes:
 
 def hash_chars(parts: Sequence[object], length: int) -> str:
     """`length` characters of `SUFFIX_ALPHABET` derived from the SHA-256 of `parts` (at most 50)."""
-    value = int.from_bytes(_digest(parts), "big")
+    base = len(SUFFIX_ALPHABET)
+    # The first `length` base-`base` digits of the digest depend only on it modulo base**length: one wide
+    # division, then small ones (two names per replica).
+    value = int.from_bytes(_digest(parts), "big") % base**length
     out = []
     for _ in range(length):
-        value, digit = divmod(value, len(SUFFIX_ALPHABET))
+        value, digit = divmod(value, base)
         out.append(SUFFIX_ALPHABET[digit])
     return "".join(out)
 
 
 def deterministic_uid(*parts: object) -> str:
     """A UUID (lower-case, 36 characters, version 4 layout) derived from `parts`."""
-    return str(uuid.UUID(bytes=_digest(parts)[:16], version=4))
+    # str(uuid.UUID(bytes=..., version=4)) by hand (one per pod and claim; the class costs several times
+    # more): the version nibble 4 in byte 6, the RFC 4122 variant bits 10 in byte 8, then 8-4-4-4-12 hex.
+    raw = bytearray(_digest(parts)[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:

@@ -77,6 +77,8 @@ class NodeCache:
         self.by_label: dict[tuple[str, str, str], set[Key]] = {}
         self.by_namespace: dict[str, set[Key]] = {}
         self.owners: tuple[int, dict[tuple[str, str, str], Any]] = (-1, {})
+        # spread.owner_selector: each owner's selector object with its parsed form (rebuilt with `owners`).
+        self.owner_selectors: dict[int, tuple[Any, Selector]] = {}
         self.plans: dict[tuple[object, ...], Plan] = {}
         self.dirty: list[str] = []
         self.device_pos = 0

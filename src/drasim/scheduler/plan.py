@@ -120,16 +120,16 @@ class Plan:
             extent = self._extent(start, want, n)
         end = start + extent  # exclusive; past n it wraps
         good, bad = self.good, self.bad
+        cls = self.cls
         if end <= n:
             on = good[bisect_left(good, start):bisect_left(good, end)]
             off = bad[bisect_left(bad, start):bisect_left(bad, end)]
             why = self.why[start:end]  # a snapshot: later cycles settle positions again in place
-            base = start
-        else:
-            on = good[bisect_left(good, start):] + good[:bisect_left(good, end - n)]
-            off = bad[bisect_left(bad, start):] + bad[:bisect_left(bad, end - n)]
-            why, base = self.why[:], 0
-        return _pick(names, on), _pick(self.cls, on), Rejected(names, why, off, base)
+            return _pick_sorted(names, on), _pick_sorted(cls, on), Rejected(names, why, off, base=start)
+        head, tail = good[bisect_left(good, start):], good[:bisect_left(good, end - n)]
+        off = bad[bisect_left(bad, start):] + bad[:bisect_left(bad, end - n)]
+        return (_pick_sorted(names, head) + _pick_sorted(names, tail),
+                _pick_sorted(cls, head) + _pick_sorted(cls, tail), Rejected(names, self.why[:], off, base=0))
 
     def scan_subset(self, names: list[str], positions: list[int], want: int, start: int,
                     evaluate: Callable[[str], Entry]) -> tuple[list[str], list[int], dict[str, Status]]:
@@ -209,3 +209,11 @@ def _pick(values: list[T], positions: list[int]) -> list[T]:
     if len(positions) > 1:
         return list(itemgetter(*positions)(values))
     return [values[positions[0]]] if positions else []
+
+
+def _pick_sorted(values: list[T], positions: list[int]) -> list[T]:
+    """`_pick` for ascending, distinct positions: one slice when they are consecutive (a stretch of nodes
+    that all passed), which sorted distinct integers are exactly when last - first + 1 == their count."""
+    if positions and positions[-1] - positions[0] + 1 == len(positions):
+        return values[positions[0]:positions[-1] + 1]
+    return _pick(values, positions)

@@ -47,10 +47,17 @@ def owner_selector(cache: NodeCache, state: ClusterState, pod: Pod) -> tuple[tup
     if cache.owners[0] != len(state.workloads):
         cache.owners = (len(state.workloads), {
             (w.KIND, w.metadata.namespace or "default", w.metadata.name): w for w in state.workloads})
+        cache.owner_selectors = {}
     workload = cache.owners[1].get((owner.kind, pod.metadata.namespace or "default", owner.name))
     if workload is None:
         return ()
-    return parse_selector(workload.spec.selector) or ()
+    # Parsed once per selector object, not per replica: nothing edits a selector in place (an edit is a new
+    # object), and the entry keeps its object, so a reused id() never matches.
+    raw = workload.spec.selector
+    hit = cache.owner_selectors.get(id(raw))
+    if hit is None or hit[0] is not raw:
+        hit = cache.owner_selectors[id(raw)] = (raw, parse_selector(raw))
+    return hit[1] or ()
 
 
 def prefilter(cache: NodeCache, state: ClusterState, pod: Pod, namespace: str, static: PodStatic) -> Spread:
