@@ -81,6 +81,16 @@ def _run(tmp_path: Path, docs: list[dict[str, Any]], version: str = "1.37", gate
     return lib.simulate(inputs)
 
 
+def _explain(tmp_path: Path, docs: list[dict[str, Any]], pod: str) -> Any:
+    """`drasim explain POD` of the documents at 1.37 with the gate on (exit 0 asserted)."""
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    result = CliRunner().invoke(explain, [pod, "-f", str(path), "--kubernetes-version", "1.37",
+                                          "--feature-gates", GATE])
+    assert result.exit_code == 0, result.output
+    return result
+
+
 def _pods(sim: lib.Simulation) -> dict[str, Any]:
     return {p.key[1]: p for p in sim.pods}
 
@@ -247,11 +257,7 @@ def test_example_driver_native_resource_request_end_to_end() -> None:
 def test_explain_traces_insufficient_cpu_to_the_claims(tmp_path: Path) -> None:
     docs = [_node("3"), _class(), _slice([_cpu_numa()]), _template("two", _cpus("2")), _pod("a", "two"),
             _pod("b", "two")]
-    path = tmp_path / "in.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    result = CliRunner().invoke(explain, ["pod/b", "-f", str(path), "--kubernetes-version", "1.37",
-                                          "--feature-gates", GATE])
-    assert result.exit_code == 0, result.output
+    result = _explain(tmp_path, docs, "pod/b")
     assert "worker: DynamicResources: Insufficient cpu: the pod's claims take 2 cpu (claim b-devs-" in result.output
     assert "on top of its containers' 0; the node has 1 of 3 left" in result.output
 
@@ -363,11 +369,7 @@ def test_explain_names_the_mapped_claim_another_pod_holds(tmp_path: Path) -> Non
         pod["spec"]["containers"][0]["resources"]["claims"] = [{"name": "devs"}]
         pod["spec"]["resourceClaims"] = [{"name": "devs", "resourceClaimName": "shared"}]
         docs.append(pod)
-    path = tmp_path / "in.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    result = CliRunner().invoke(explain, ["pod/second", "-f", str(path), "--kubernetes-version", "1.37",
-                                          "--feature-gates", GATE])
-    assert result.exit_code == 0, result.output
+    result = _explain(tmp_path, docs, "pod/second")
     assert ("worker: DynamicResources: node allocatable resource claim shared has a mapped device and cannot be "
             "shared across pods") in result.output
 
@@ -421,10 +423,6 @@ def test_explain_traces_node_resources_fit_to_the_claims_of_the_nodes_pods(tmp_p
     # A pod without claims: NodeResourcesFit's Insufficient cpu, of which the bound pod's claim holds 2.
     docs = [_node("3"), _class(), _slice([_cpu_numa()]), _template("two", _cpus("2")), _pod("a", "two"),
             _pod("plain", cpu="2")]
-    path = tmp_path / "in.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    result = CliRunner().invoke(explain, ["pod/plain", "-f", str(path), "--kubernetes-version", "1.37",
-                                          "--feature-gates", GATE])
-    assert result.exit_code == 0, result.output
+    result = _explain(tmp_path, docs, "pod/plain")
     assert ("worker: NodeResourcesFit: Insufficient cpu: claims of its pods take 2 cpu of the node "
             "(default/a claim a-devs-") in result.output
