@@ -23,6 +23,11 @@ def since(release: str, first: str) -> bool:
     return _minor(release) >= _minor(first)
 
 
+def serves_pod_groups(release: str) -> bool:
+    """Whether the release has scheduling.k8s.io/v1alpha2 PodGroups at all (1.36 and later)."""
+    return since(release, "1.36")
+
+
 # --- behaviour that changed between releases -----------------------------------------------------------
 
 def folds_init_container_requests(release: str) -> bool:

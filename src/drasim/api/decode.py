@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from drasim.api import scheduling
 from drasim.api.convert import CONVERTIBLE_VERSIONS, V1, original_path, to_v1
 from drasim.api.kinds import KINDS, KubeObject, split_api_version
 from drasim.api.meta import INT32_MIN, INT64_MIN
@@ -26,7 +27,7 @@ __all__ = ["DecodeResult", "decode_as", "decode_documents", "decode_json_bytes",
 RESOURCE_GROUP = "resource.k8s.io"
 # Versions of the other groups drasim reads; everything else is skipped with a warning.
 _SERVED_VERSIONS = {"": ("v1",), "apps": ("v1",), "batch": ("v1",), RESOURCE_GROUP: CONVERTIBLE_VERSIONS,
-                    "scheduling.k8s.io": ("v1alpha2",)}
+                    scheduling.GROUP: ("v1alpha2",)}
 # How many `field: null` entries one object may have (each is dropped and decoding retried, see _convert).
 _MAX_NULL_FIXES = 1000
 

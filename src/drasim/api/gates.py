@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from drasim.releases import NODE_ALLOCATABLE_MAPPINGS
+
 
 @dataclass(frozen=True, slots=True)
 class ValidationFeatures:
@@ -24,7 +26,7 @@ class ValidationFeatures:
     partitionable_devices_type: bool = False  # DRAPartitionableDevicesType (alpha, 1.37)
     optional_node_operations: bool = False  # DRAOptionalNodeOperations (alpha, 1.37)
     # The Device field the release serves for node-allocatable resources (releases.node_allocatable_field).
-    node_allocatable_field: str | None = "nodeAllocatableResourceMappings"
+    node_allocatable_field: str | None = NODE_ALLOCATABLE_MAPPINGS
     generic_workload: bool = False  # GenericWorkload: pod.spec.schedulingGroup (alpha 1.36, beta off 1.37)
     workload_resource_claims: bool = False  # DRAWorkloadResourceClaims (+ GenericWorkload): PodGroup claims
 

@@ -10,6 +10,7 @@ from typing import Literal
 
 from drasim import releases
 from drasim.api.gates import ValidationFeatures
+from drasim.api.scheduling import GROUP as WORKLOAD_GROUP
 from drasim.errors import DrasimError
 
 __all__ = [
@@ -103,14 +104,9 @@ _API_VERSIONS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 _CORE_KINDS = ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
 GROUP = "resource.k8s.io"
-WORKLOAD_GROUP = "scheduling.k8s.io"
 # The gates a PodGroup workload with shared claims needs (the example driver's README names the three).
 WORKLOAD_GATES = ("GenericWorkload", "GangScheduling", "DRAWorkloadResourceClaims")
 
-
-def since_136(version: str) -> bool:
-    """Whether the release serves scheduling.k8s.io/v1alpha2 PodGroups at all (1.36 and later)."""
-    return RELEASES.index(version) >= RELEASES.index("1.36")
 
 # served: on in a default API server; runtime-config: exists but needs --runtime-config; absent: no such
 # version (or the kind's feature gate is off, so the resource is not registered at all).
@@ -241,7 +237,7 @@ class ReleaseProfile:
         group, _, version = api_version.rpartition("/")
         if group == WORKLOAD_GROUP:
             # PodGroup v1alpha2 came in 1.36 (1.35 had only v1alpha1 Workloads); GenericWorkload registers it.
-            served = since_136(self.version) and version == "v1alpha2" and self.gate("GenericWorkload")
+            served = releases.serves_pod_groups(self.version) and version == "v1alpha2" and self.gate("GenericWorkload")
             return "served" if served else "absent"
         if group != GROUP:
             return "served"

@@ -22,6 +22,7 @@ __all__ = [
     "RequestView",
     "Workload",
     "ref_of",
+    "skipped",
 ]
 
 SEVERITIES = ("error", "warning", "info")  # info: a rule that could not judge the inputs
@@ -67,6 +68,11 @@ def ref_of(obj: object) -> str:
     kind = getattr(obj, "KIND", type(obj).__name__)
     meta = getattr(obj, "metadata", None)
     return object_ref(kind, meta) if isinstance(meta, ObjectMeta) else kind
+
+
+def skipped(rule: str, why: str) -> LintFinding:
+    """An `info` note: the rule could not judge these inputs (no exit code, no object)."""
+    return LintFinding(rule, "info", "", "", f"skipped: {why}")
 
 
 class DeviceView:

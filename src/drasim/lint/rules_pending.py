@@ -10,7 +10,7 @@ from drasim.api import core
 from drasim.api.meta import ObjectMeta, object_ref
 from drasim.cluster import ClusterState
 from drasim.cluster.podstatus import POD_SCHEDULED, pod_condition
-from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
+from drasim.lint.base import LintContext, LintFinding, Workload, ref_of, skipped
 from drasim.sim.engine import PodRecord
 from drasim.sim.report import owner_chain, workloads_by_uid
 
@@ -25,8 +25,8 @@ class _Group:
     obj: str
     path: str
     message: str
+    key: tuple[str, str]  # the group's first pod (its explain hints stand for the group)
     pods: list[str] = field(default_factory=list)
-    total: int = 0
 
 
 def _message(pod: core.Pod) -> str:
@@ -39,7 +39,7 @@ def _written_refs(ctx: LintContext) -> dict[tuple[str, str, str], str]:
     """(kind, namespace, name) -> the object's ref as written (namespace omitted when the file omits it)."""
     out: dict[tuple[str, str, str], str] = {}
     for o in ctx.objects:
-        if isinstance(o, core.Pod | core.Deployment | core.ReplicaSet | core.StatefulSet | core.Job):
+        if isinstance(o, core.Pod | Workload):
             meta = o.metadata
             out.setdefault((o.KIND, meta.namespace or "default", meta.name), ref_of(o))
     return out
@@ -55,14 +55,13 @@ def check_pending(ctx: LintContext) -> list[LintFinding]:
     if not any(isinstance(o, core.Pod) for o in ctx.objects) and not ctx.workloads:
         return []
     if not any(isinstance(o, core.Node) for o in ctx.objects):
-        return [LintFinding("pod-pending", "info", "", "", "skipped: no Nodes among the inputs, so there is nothing "
-                            "to schedule on (add the fleet's Nodes and ResourceSlices with -f, or read a cluster)")]
+        return [skipped("pod-pending", "no Nodes among the inputs, so there is nothing to schedule on (add the "
+                        "fleet's Nodes and ResourceSlices with -f, or read a cluster)")]
     state, records = ctx.simulated()
     refs = _written_refs(ctx)
     workloads: dict[str, Workload] = {f"{w.KIND}/{w.metadata.name}": w for w in ctx.workloads}
     groups: dict[tuple[str, str], _Group] = {}
     totals: dict[str, int] = {}
-    first: dict[tuple[str, str], tuple[str, str]] = {}
     lower: dict[str, tuple[str, list[tuple[str, PodRecord]]]] = {}
     by_uid = workloads_by_uid(state)
     for key in sorted(state.pods):
@@ -85,15 +84,14 @@ def check_pending(ctx: LintContext) -> list[LintFinding]:
         if pod.spec.node_name or phase in ("Succeeded", "Failed"):
             continue
         message = _message(pod)
-        g = groups.setdefault((obj, message), _Group(obj, path, message))
+        g = groups.setdefault((obj, message), _Group(obj, path, message, key))
         g.pods.append(f"{ns}/{pod.metadata.name}")
-        first.setdefault((obj, message), key)
     out = []
-    for gk, g in groups.items():
+    for g in groups.values():
         total = totals[g.obj]
         names = ", ".join(g.pods[:_EXAMPLES]) + (", ..." if len(g.pods) > _EXAMPLES else "")
         who = f"pod {names} stays" if total == 1 else f"{len(g.pods)} of {total} pods ({names}) stay"
-        why = _hints(ctx, state, first[gk])
+        why = _hints(ctx, state, g.key)
         out.append(LintFinding("pod-pending", "error", g.obj, g.path,
                                f"{who} Pending in the simulation of these inputs: {g.message.rstrip('.')}.{why}"))
     for obj, (path, pods) in lower.items():

@@ -12,7 +12,7 @@ from drasim.allocator.constraints import lookup_attribute
 from drasim.api import core
 from drasim.api import resource as r
 from drasim.cel import CelCompileError, CelEnvironment, compile_selector
-from drasim.lint.base import DeviceView, LintContext, LintFinding, ref_of
+from drasim.lint.base import DeviceView, LintContext, LintFinding, Workload, ref_of, skipped
 from drasim.lint.celfacts import Comparison, selector_facts
 from drasim.lint.rules_cel import Reach, env_of, selector_pass
 from drasim.scheduler.backing import unbacked_extended
@@ -27,11 +27,6 @@ _OP_WORDS = {">": "more than", ">=": "at least", "<": "less than", "<=": "at mos
 
 def _n(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def _skipped(rule: str, why: str) -> LintFinding:
-    """An `info` note: the rule could not judge these inputs (no exit code, no object)."""
-    return LintFinding(rule, "info", "", "", f"skipped: {why}")
 
 
 # --- the nearest miss ---------------------------------------------------------------------------------
@@ -159,7 +154,7 @@ def check_requests_match(ctx: LintContext) -> list[LintFinding]:
     if not entries:
         return []
     if not ctx.devices:
-        return [_skipped("request-matches-nothing", "no ResourceSlices among the inputs, so which devices a "
+        return [skipped("request-matches-nothing", "no ResourceSlices among the inputs, so which devices a "
                          "request could match is unknown (add the fleet's slices with -f, or read a cluster)")]
     done = selector_pass(ctx)
     out: list[LintFinding] = []
@@ -269,7 +264,7 @@ def check_classes_exist(ctx: LintContext) -> list[LintFinding]:
     if not views:
         return []
     if not ctx.classes:
-        return [_skipped("device-class-not-found", "no DeviceClass among the inputs, so the class names of "
+        return [skipped("device-class-not-found", "no DeviceClass among the inputs, so the class names of "
                          "requests cannot be checked (add the cluster's DeviceClasses with -f, or read a cluster)")]
     known = sorted(ctx.classes)
     out = []
@@ -293,7 +288,7 @@ def _pod_specs(ctx: LintContext) -> Iterator[tuple[str, str, core.PodSpec]]:
     for o in ctx.objects:
         if isinstance(o, core.Pod):
             yield ref_of(o), "spec", o.spec
-        elif isinstance(o, core.Deployment | core.ReplicaSet | core.StatefulSet | core.Job):
+        elif isinstance(o, Workload):
             yield ref_of(o), "spec.template.spec", o.spec.template.spec
 
 

@@ -131,7 +131,7 @@ class GangWaits:
         """The allocations the rejected pod's cycle made were never written: a claim held by nobody else (no
         pod in reservedFor; its group's entry only while no pod of the group is assumed or bound) loses it."""
         group = state.pod_groups.get(wait.group)
-        holders = {k for k, w in self.waiting.items() if w.group == wait.group}
+        holders = set(self._by_group.get(wait.group, ()))  # the group's pods still waiting
         if group is not None:
             holders |= {k for k in group_pods(state, *wait.group) if state.pods[k].spec.node_name}
         for ckey in wait.result.allocations:

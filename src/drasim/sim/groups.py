@@ -8,7 +8,7 @@ from drasim.api.scheduling import PodGroup, min_count
 from drasim.cluster import ClusterState, key_of
 from drasim.scheduler.gang import group_pods
 from drasim.sim.engine import SimulationResult
-from drasim.sim.gang import WAITING
+from drasim.sim.gang import CONDITION, WAITING
 
 __all__ = ["GroupLine", "group_lines"]
 
@@ -64,7 +64,7 @@ def group_lines(result: SimulationResult) -> list[GroupLine]:
 
 def _condition(group: PodGroup) -> str:
     for cond in group.status.conditions if group.status is not None else []:
-        if cond.type == "PodGroupScheduled":
+        if cond.type == CONDITION:
             return f"{cond.type}={cond.status}" + (f" ({cond.reason})" if cond.reason else "")
     return ""
 

@@ -72,15 +72,12 @@ def write_file(path: str, data: bytes | str, *, what: str) -> None:
     one. `what` names the option in the error (`--csv`): InputError, the old file untouched."""
     raw = data.encode() if isinstance(data, str) else data
     directory = os.path.dirname(os.path.abspath(path))
-    tmp = None
     try:
-        tmp = new_temp(directory, os.path.basename(path), raw, file_mode())
-        os.replace(tmp, path)
+        tmp = new_temp(directory, os.path.basename(path), raw, file_mode())  # removes its own file on failure
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            discard(tmp)
+            raise
     except OSError as err:
-        if tmp is not None:
-            discard(tmp)
         raise InputError(f"{what} {path}: {err.strerror or err}") from None
-    except BaseException:
-        if tmp is not None:
-            discard(tmp)
-        raise

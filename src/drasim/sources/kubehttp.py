@@ -247,15 +247,20 @@ class LiveClient:
                 f"get/list; ask for read access{check}")
         raise ClusterAccessError(f"{self.target}: GET {path} ({what}) failed: HTTP {status}: {message}")
 
+    def check_depth(self, data: bytes, path: str) -> None:
+        """`ClusterAccessError` for a response nested deeper than any decoder may read: they recurse, so a
+        hostile server's nesting would overflow them."""
+        try:
+            check_json_depth(data, source=path)
+        except InputError as err:
+            raise ClusterAccessError(f"{self.target}: GET {path}: {err.message}") from None
+
     def get_json(self, path: str, *, what: str, missing_ok: bool = False) -> Any:
         """GET `path` and parse it as JSON (None for a tolerated 404)."""
         data = self.get_bytes(path, what=what, missing_ok=missing_ok)
         if data is None:
             return None
-        try:
-            check_json_depth(data, source=path)  # msgspec recurses: a hostile server's nesting would overflow it
-        except InputError as err:
-            raise ClusterAccessError(f"{self.target}: GET {path}: {err.message}") from None
+        self.check_depth(data, path)
         try:
             return msgspec.json.decode(data)
         except msgspec.DecodeError:

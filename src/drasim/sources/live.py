@@ -13,7 +13,6 @@ from drasim.api.decode import decode_json_bytes, decode_object
 from drasim.api.kinds import KubeObject
 from drasim.cluster.snapshot import ClusterSnapshot
 from drasim.errors import InputError
-from drasim.sources.files import check_json_depth
 from drasim.sources.kubeconfig import ClusterAccessError, KubeConfig, KubeTarget, load_kubeconfig
 from drasim.sources.kubehttp import LiveClient, ReadLimits, server_text
 
@@ -71,10 +70,7 @@ def list_pages(client: LiveClient, path: str, *, kind: str, api_version: str) ->
             params["continue"] = token
         page = client.get_bytes(path, what=what, params=params)
         assert page is not None  # only a tolerated 404 gives None
-        try:
-            check_json_depth(page, source=path)  # before any recursive decoder reads a hostile server's nesting
-        except InputError as err:
-            raise ClusterAccessError(f"{client.target}: GET {path}: {err.message}") from None
+        client.check_depth(page, path)
         try:
             head = _list_head_decoder.decode(page)
         except (msgspec.DecodeError, msgspec.ValidationError):

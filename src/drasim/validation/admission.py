@@ -6,13 +6,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from drasim import releases
 from drasim.api import resource as r
 from drasim.api.clone import clone_objects
 from drasim.api.core import Namespace, Pod
 from drasim.api.defaults import default_claim, default_claim_spec, default_pod
 from drasim.api.kinds import KubeObject
 from drasim.api.meta import object_ref
-from drasim.api.profile import GROUP, WORKLOAD_GATES, WORKLOAD_GROUP, ReleaseProfile, since_136
+from drasim.api.profile import GROUP, WORKLOAD_GATES, WORKLOAD_GROUP, ReleaseProfile
 from drasim.errors import InputError
 from drasim.validation.adminaccess import check_admin_access
 from drasim.validation.checker import CelChecker
@@ -72,7 +73,7 @@ def _ref(obj: Any) -> str:
 def _no_matches(kind: str, api_version: str, profile: ReleaseProfile) -> str:
     text = f'no matches for kind "{kind}" in version "{api_version}"'
     if api_version.startswith(WORKLOAD_GROUP + "/"):
-        if not since_136(profile.version):
+        if not releases.serves_pod_groups(profile.version):
             return f"{text} ({profile.describe()} has no {WORKLOAD_GROUP}/v1alpha2 PodGroups: they came in 1.36)"
         if not profile.gate("GenericWorkload"):
             return (f"{text} ({profile.describe()} serves PodGroups only with the GenericWorkload feature gate on; "
