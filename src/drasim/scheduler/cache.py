@@ -44,6 +44,8 @@ class SelectorIndex:
                 counts[value] = counts.get(value, 0) + sign
 
 
+_REQUESTS_MAX = 100_000  # entries of NodeCache.requests_of before it starts again
+
 class NodeCache:
     """Per node: allocatable, the pods on it (bound or assumed) and their requests; selector indexes for
     PodTopologySpread; the Plans of the pods that read nodes alike. Follows one ClusterState."""
@@ -214,6 +216,8 @@ class NodeCache:
                 and hit[2] is spec.overhead and hit[5] is claims:
             return hit[3], hit[4]
         req, nz = pod_requests(pod), pod_nonzero(pod)
+        if len(self.requests_of) >= _REQUESTS_MAX:  # a memo only: pods of no shared template add one each, and
+            self.requests_of.clear()  # an entry keeps its (maybe deleted) pod's containers alive
         self.requests_of[parts] = (spec.containers, spec.init_containers, spec.overhead, req, nz, claims)
         return req, nz
 

@@ -122,9 +122,13 @@ def placement_scores(result: ScheduleResult) -> tuple[dict[str, int], str | None
     DynamicResources score when that beats the chosen node's, with its scores: there the claims' prioritized-list
     rank was higher, yet the other plugins' scores won. Read before the ranking is compacted."""
     ranking = result.ranking
-    if ranking is None or result.node is None or result.node not in ranking.feasible:
+    if ranking is None or result.node is None:
         return {}, None, {}
-    mine = ranking.plugins[ranking.classes[ranking.feasible.index(result.node)]]
+    try:
+        at = ranking.feasible.index(result.node)  # one scan of the feasible list
+    except ValueError:
+        return {}, None, {}
+    mine = ranking.plugins[ranking.classes[at]]
     best = max((p.get(PLUGIN, 0) for p in ranking.plugins.values()), default=0)
     if best > mine.get(PLUGIN, 0):
         # The first node of a class with that score: each class's first position by list.index (C speed;

@@ -306,22 +306,15 @@ def repeated_events(events: list[Event]) -> list[tuple[Event, int, datetime]]:
 
 def cluster_events(result: SimulationResult) -> list[EventLine]:
     """The events a real cluster would record, aggregated as the event recorder does, oldest first."""
-    lines: dict[tuple[str, str, str, str, str, str], EventLine] = {}
-    for event in result.events:
+    lines: list[EventLine] = []
+    for event, count, last in repeated_events(result.events):
         kind, _, rest = event.object.partition("/")
         namespace, _, name = rest.partition("/") if "/" in rest else ("", "", rest)
         source = _source(event.reason, kind)
-        if source is None:
-            continue
-        key = (namespace, kind, name, event.kind, event.reason, event.message)
-        found = lines.get(key)
-        if found is None:
-            lines[key] = EventLine(namespace, kind, name, event.kind, event.reason, event.message, source,
-                                   event.time, event.time)
-        else:
-            found.count += 1
-            found.last = event.time
-    return sorted(lines.values(), key=lambda e: (e.last, e.first))
+        if source is not None:
+            lines.append(EventLine(namespace, kind, name, event.kind, event.reason, event.message, source,
+                                   event.time, last, count))
+    return sorted(lines, key=lambda e: (e.last, e.first))
 
 
 def event_objects(result: SimulationResult) -> list[dict[str, object]]:
