@@ -30,6 +30,9 @@ def test_shortcuts_agree_with_the_full_ranking(ranking: Ranking, k: int) -> None
     assert ranking.top(k) == full[:k]
     small = ranking.truncated(k)
     assert small.nodes() == full[:k] and small.top(k) == full[:k]
+    # truncated() hands its top-k over as the new ranking's order: the order its own fields give.
+    rebuilt = Ranking(small.feasible, small.classes, small.totals, small.plugins)
+    assert rebuilt.nodes() == small.nodes() and rebuilt.best() == small.best()
 
 
 @given(rankings(), st.integers(0, 1000))

@@ -38,7 +38,7 @@ from drasim.scheduler import nodealloc as na
 from drasim.scheduler import scores as sc
 from drasim.scheduler.extended import extended_requests, generated_name, resolve_class
 from drasim.scheduler.filters import UNRESOLVABLE, Status
-from drasim.scheduler.grouping import Shape, dynamic_signature, shape_key, static_signature
+from drasim.scheduler.grouping import Shape, dynamic_signature, spec_key, static_signature
 from drasim.scheduler.pods import owned_by
 from drasim.scheduler.prebind import needs_binding_conditions
 from drasim.scheduler.resources import Vector, claim_status_requests, is_dra_extended
@@ -46,6 +46,7 @@ from drasim.scheduler.resources import Vector, claim_status_requests, is_dra_ext
 __all__ = ["CycleError", "DraCaches", "DraCycle", "extended_requests", "resolve_class"]
 
 PLUGIN = "DynamicResources"
+SPEC_KEYS_MAX = 4096  # entries of DraCaches.spec_keys before it starts again
 FINALIZER = "resource.kubernetes.io/delete-protection"
 EXTENDED_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 SPECIAL_NAME = "<extended-resources>"
@@ -126,6 +127,10 @@ class DraCaches:
         self._features: object = None
         self._classes: tuple[DeviceClass, ...] = ()
         self._extended: tuple[int, dict[str, list[tuple[str, str]]]] = (-1, {})
+        # Each claim spec's encoded key, by the spec's identity (with the spec, so a reused id cannot match):
+        # claim specs never change in place (the API server refuses it), and the replicas of one template
+        # share theirs (controllers.resourceclaim.template_copy), so a cycle no longer encodes its claims.
+        self.spec_keys: dict[int, tuple[ResourceClaimSpec, bytes]] = {}
         self.generation = 0
         self.reset()
 
@@ -195,7 +200,17 @@ class DraCaches:
         return rec
 
     def shape(self, claims: list[ResourceClaim], classes: dict[str, DeviceClass]) -> Shape:
-        key = shape_key(claims)
+        parts = []
+        memo = self.spec_keys
+        for claim in claims:
+            spec = claim.spec
+            hit = memo.get(id(spec))
+            if hit is None or hit[0] is not spec:
+                if len(memo) >= SPEC_KEYS_MAX:
+                    memo.clear()  # claims made one by one (no template) would otherwise pin every spec
+                hit = memo[id(spec)] = (spec, spec_key(spec))
+            parts.append(hit[1])
+        key = tuple(parts)  # grouping.shape_key(claims)
         found = self.shapes.get(key)
         if found is None:
             found = Shape(claims, classes, len(self.shapes))

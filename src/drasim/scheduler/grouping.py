@@ -29,7 +29,7 @@ from drasim.allocator.constraints import _as_set, _scalar, lookup_attribute
 from drasim.allocator.pools import Pool
 from drasim.api.core import Node
 from drasim.api.quantity import Quantity
-from drasim.api.resource import DeviceClass, DeviceSelector, ResourceClaim
+from drasim.api.resource import DeviceClass, DeviceSelector, ResourceClaim, ResourceClaimSpec
 
 
 def _quantity_token(obj: object) -> object:
@@ -81,7 +81,12 @@ class Shape:
 
 def shape_key(claims: Sequence[ResourceClaim]) -> tuple[bytes, ...]:
     """The claims' specs (names and namespaces do not steer the search)."""
-    return tuple(_encode(c.spec) for c in claims)
+    return tuple(spec_key(c.spec) for c in claims)
+
+
+def spec_key(spec: ResourceClaimSpec) -> bytes:
+    """One claim's part of `shape_key`."""
+    return _encode(spec)
 
 
 def selectable(memo: SelectorMemo, slot: Slot, cand: Candidate, node: Node, features: Features) -> Rejection | None:

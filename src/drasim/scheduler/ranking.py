@@ -104,8 +104,12 @@ class Ranking:
         for s in top:
             ids.setdefault(id(s.plugins), len(ids))
         classes = [ids[id(s.plugins)] for s in top]
-        return Ranking([s.node for s in top], classes, {c: s.total for c, s in zip(classes, top, strict=True)},
-                       {c: s.plugins for c, s in zip(classes, top, strict=True)})
+        out = Ranking([s.node for s in top], classes, {c: s.total for c, s in zip(classes, top, strict=True)},
+                      {c: s.plugins for c, s in zip(classes, top, strict=True)})
+        # `top` is already the truncated ranking's nodes(): best first, equal totals in scan order (its
+        # feasible list is in that order). Reports read top(k) of every pod's kept ranking, twice.
+        out._nodes = top
+        return out
 
     def nodes(self) -> list[NodeScore]:
         """Every feasible node, best first; equal totals in scan order."""
