@@ -78,7 +78,7 @@ TemplateCopies = dict[int, tuple[Any, Any]]
 # --- deterministic names and UIDs ------------------------------------------------------------------
 
 def _digest(parts: Iterable[object]) -> bytes:
-    return hashlib.sha256("\x00".join(str(p) for p in parts).encode()).digest()
+    return hashlib.sha256("\x00".join(map(str, parts)).encode()).digest()
 
 
 def hash_chars(parts: Sequence[object], length: int) -> str:

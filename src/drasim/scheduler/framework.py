@@ -73,7 +73,7 @@ from drasim.scheduler.filters import (
     untolerated_prefer_no_schedule,
 )
 from drasim.scheduler.nodetree import node_tree_order, num_feasible_nodes_to_find
-from drasim.scheduler.plan import MAX_PLANS, Entry, Plan
+from drasim.scheduler.plan import MAX_PLANS, Entry, Plan, RawScores, SpreadKey
 from drasim.scheduler.pods import priority
 from drasim.scheduler.prebind import binding_outcome
 from drasim.scheduler.queue import FailureMemory, queue_order
@@ -89,6 +89,8 @@ _MISSING = object()
 # A hostname spread selector whose pods sit on at most this many nodes shares its plan with other workloads
 # (correcting those nodes' score classes per cycle costs about what they are; more: a plan of its own).
 SHARED_SPREAD_NODES = 32
+SCORE_MEMO_MAX = 1024  # entries of a Plan's score_memo before it starts again
+SCORE_MEMO = True  # False: score every cycle afresh (tests/scheduler/test_score_memo.py compares both)
 
 
 @dataclass(frozen=True)
@@ -433,16 +435,33 @@ class Scheduler:
         classes present is normalising over the feasible nodes.
         """
         nc = self._cache
-        sizes = Counter(classes)  # nodes per class, classes in order of first appearance
-        present = list(sizes)
+        present = list(dict.fromkeys(classes))  # classes in order of first appearance
         keys = [plan.classes[c] for c in present]
         raws = [plan.raws[rid] for rid, _k in keys]
         for c, raw in zip(present, raws, strict=True):
             if raw[4] < 0:  # the positional pairing failed (scores.dra_raw): the Score plugin errs
                 name = feasible[classes.index(c)]
                 ctx.dra.score_error(nc.state.nodes[name], nc.alloc[name])  # type: ignore[union-attr]
+        memo_key = _score_memo_key(ctx, present, keys, len(classes)) if SCORE_MEMO else None
+        if memo_key is not None:
+            hit = plan.score_memo.get(memo_key)
+            if hit is not None:
+                return Ranking(feasible, classes, hit[0], hit[1])
+        totals, by_class = self._class_scores(ctx, plan, classes, present, keys, raws)
+        if memo_key is not None:
+            if len(plan.score_memo) >= SCORE_MEMO_MAX:
+                plan.score_memo.clear()
+            plan.score_memo[memo_key] = (totals, by_class)
+        return Ranking(feasible, classes, totals, by_class)
+
+    def _class_scores(self, ctx: _Ctx, plan: Plan, classes: list[int], present: list[int],
+                      keys: list[tuple[int, SpreadKey]], raws: list[RawScores]
+                      ) -> tuple[dict[int, int], dict[int, dict[str, int]]]:
+        """Per present score class, its total and weighted plugin scores."""
+        nc = self._cache
         spread = bool(ctx.spread.score)
         if spread:
+            sizes = Counter(classes)  # nodes per class
             spread_raw, ignored = ts.raw_scores(nc, ctx.spread, ctx.static, [k for _r, k in keys],
                                                 [sizes[c] for c in present])
             spread_n = sc.spread_normalize(spread_raw, ignored)
@@ -466,7 +485,7 @@ class Scheduler:
                 plugins[sc.BALANCED] = w[sc.BALANCED] * raw[3]
             by_class[c] = plugins
             totals[c] = sum(plugins.values())
-        return Ranking(feasible, classes, totals, by_class)
+        return totals, by_class
 
     # --- outcomes -------------------------------------------------------------------------------
 
@@ -629,3 +648,23 @@ class Scheduler:
                 out.append((ns, name))
         return out
 
+
+def _score_memo_key(ctx: _Ctx, present: list[int], keys: list[tuple[int, SpreadKey]], count: int
+                    ) -> tuple[object, ...] | None:
+    """What a cycle's per-class scores depend on beyond its plan, when that is all (None: they also read
+    counts that binding changes).
+
+    A class fixes its raw scores and spread key (plan.classes), so the totals of the classes present follow
+    from the classes, their order (normalising), the feasible count (the hostname constraint's weight), the
+    pod's score constraints and its preferred affinity. Not so for a constraint on another label that some
+    present node has (its domain count is read from the selector index), nor when the pod's own constraints
+    leave out nodes without one of their keys (`require_all`: the count depends on the sizes). Replicas
+    scanning windows of mostly the same few classes then score once per class mix instead of once per pod.
+    """
+    spread = ctx.spread
+    if spread.require_all and any(None in skey for _rid, skey in keys):
+        return None
+    for c, (topology, _skew, _idx) in enumerate(spread.score):
+        if topology != HOSTNAME and any(skey[c] is not None for _rid, skey in keys):
+            return None
+    return (tuple(present), count, tuple(spread.score), bool(ctx.static.preferred))

@@ -35,7 +35,7 @@ class Plan:
     """
 
     __slots__ = ("bad", "by_pos", "classes", "cls", "cursor", "dra_memo", "fit_memo", "generation", "good", "ids",
-                 "raw_ids", "raws", "unknown", "why")
+                 "raw_ids", "raws", "score_memo", "unknown", "why")
 
     def __init__(self, cursor: int, generation: int, size: int) -> None:
         self.cursor = cursor
@@ -52,6 +52,8 @@ class Plan:
         self.ids: dict[tuple[int, SpreadKey], int] = {}
         self.fit_memo: dict[int, tuple[int, int]] = {}
         self.dra_memo: dict[object, int] = {}
+        # Score's per-class totals and plugin scores by class mix (Scheduler._score, framework._score_memo_key).
+        self.score_memo: dict[tuple[object, ...], tuple[dict[int, int], dict[int, dict[str, int]]]] = {}
 
     def score_class(self, raw: RawScores, spread: SpreadKey) -> int:
         rid = self.raw_ids.get(raw)
