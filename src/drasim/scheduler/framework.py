@@ -222,8 +222,8 @@ class Scheduler:
             if len(feasible) == 1:
                 return self._bind(result, ctx, feasible[0])
             ranking = result.ranking = self._score(ctx, plan, feasible, classes)
-            chosen = feasible[ranking.pick_best(self._rng.randrange)]  # a random one of the top ties, in scan order
-            return self._bind(result, ctx, chosen)
+            at = ranking.chosen = ranking.pick_best(self._rng.randrange)  # a random one of the top ties, in scan order
+            return self._bind(result, ctx, feasible[at])
         except CycleError as err:
             result.status, result.message = ERROR, str(err)
             result.node, result.allocations, result.extended_claim = None, {}, None
@@ -432,16 +432,19 @@ class Scheduler:
         """Run the score plugins on the feasible nodes, normalise, weight and sort (best first).
 
         Work is per score class (nodes with the same raw scores and spread inputs); normalising over the
-        classes present is normalising over the feasible nodes.
+        classes present is normalising over the feasible nodes. Nothing depends on the order of the classes
+        (normalising takes maxima and minima; the ranking orders by total, then scan order), so they are
+        taken as a set: cheaper than listing them in order of appearance, and one memo entry per mix.
         """
         nc = self._cache
-        present = list(dict.fromkeys(classes))  # classes in order of first appearance
+        present = sorted(set(classes))
         keys = [plan.classes[c] for c in present]
         raws = [plan.raws[rid] for rid, _k in keys]
-        for c, raw in zip(present, raws, strict=True):
-            if raw[4] < 0:  # the positional pairing failed (scores.dra_raw): the Score plugin errs
-                name = feasible[classes.index(c)]
-                ctx.dra.score_error(nc.state.nodes[name], nc.alloc[name])  # type: ignore[union-attr]
+        if any(raw[4] < 0 for raw in raws):
+            for c in dict.fromkeys(classes):  # the first such node in scan order names the error
+                if plan.raws[plan.classes[c][0]][4] < 0:  # the positional pairing failed (scores.dra_raw)
+                    name = feasible[classes.index(c)]
+                    ctx.dra.score_error(nc.state.nodes[name], nc.alloc[name])  # type: ignore[union-attr]
         memo_key = _score_memo_key(ctx, present, keys, len(classes)) if SCORE_MEMO else None
         if memo_key is not None:
             hit = plan.score_memo.get(memo_key)

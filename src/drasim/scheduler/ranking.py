@@ -30,7 +30,7 @@ class Ranking:
     one per pod, and a cycle needs only its top ties.
     """
 
-    __slots__ = ("_nodes", "classes", "feasible", "plugins", "totals")
+    __slots__ = ("_nodes", "chosen", "classes", "feasible", "plugins", "totals")
 
     def __init__(self, feasible: list[str], classes: list[int], totals: dict[int, int],
                  plugins: dict[int, dict[str, int]]) -> None:
@@ -39,6 +39,7 @@ class Ranking:
         self.totals = totals
         self.plugins = plugins
         self._nodes: list[NodeScore] | None = None
+        self.chosen: int | None = None  # the index of the node the cycle picked (pick_best), once it did
 
     def _level(self, total: int, limit: int | None = None) -> list[int]:
         """Indices of the feasible nodes with this total, in scan order (the first `limit` of them)."""

@@ -124,10 +124,12 @@ def placement_scores(result: ScheduleResult) -> tuple[dict[str, int], str | None
     ranking = result.ranking
     if ranking is None or result.node is None:
         return {}, None, {}
-    try:
-        at = ranking.feasible.index(result.node)  # one scan of the feasible list
-    except ValueError:
-        return {}, None, {}
+    at = ranking.chosen  # where the cycle picked it, else one scan of the feasible list
+    if at is None or ranking.feasible[at] != result.node:
+        try:
+            at = ranking.feasible.index(result.node)
+        except ValueError:
+            return {}, None, {}
     mine = ranking.plugins[ranking.classes[at]]
     best = max((p.get(PLUGIN, 0) for p in ranking.plugins.values()), default=0)
     if best > mine.get(PLUGIN, 0):
