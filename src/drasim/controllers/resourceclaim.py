@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, TypeVar
 
 from drasim.api.clone import clone
@@ -59,6 +59,7 @@ __all__ = [
     "sync_claim",
     "sync_pod",
     "sync_pod_groups",
+    "sync_touched",
 ]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -244,25 +245,36 @@ class _ClaimError(Exception):
     """A pod claim that cannot be created now (upstream retries; drasim retries on the next pass)."""
 
 
-@dataclass
 class _OwnedIndex:
-    """Claims by (namespace, controller pod UID), for the orphan lookup; built once per pass."""
+    """Claims by (namespace, controller pod UID), for the orphan lookup; built once per pass, when a pod first
+    needs it (most passes find every pod's claim where its status says)."""
 
-    by_owner: dict[tuple[str, str], list[ResourceClaim]] = field(default_factory=dict)
-    copies: TemplateCopies = field(default_factory=dict)  # the pass's template spec copies (template_copy)
+    def __init__(self, claims: dict[Key, ResourceClaim]) -> None:
+        # The state's claims, read when first needed: until then the pass only adds claims (to the state and
+        # here), in the order the state keeps, so the index built late equals one built at the start.
+        self._claims = claims
+        self._by_owner: dict[tuple[str, str], list[ResourceClaim]] | None = None
+        self.copies: TemplateCopies = {}  # the pass's template spec copies (template_copy)
 
-    @classmethod
-    def build(cls, claims: Iterable[ResourceClaim]) -> _OwnedIndex:
-        index = cls()
-        for claim in claims:
-            index.add(claim)
-        return index
+    @property
+    def by_owner(self) -> dict[tuple[str, str], list[ResourceClaim]]:
+        if self._by_owner is None:
+            self._by_owner = {}
+            for claim in self._claims.values():
+                self._put(claim)
+        return self._by_owner
 
     def add(self, claim: ResourceClaim) -> None:
+        """A claim the pass just stored in the state."""
+        if self._by_owner is not None:
+            self._put(claim)
+
+    def _put(self, claim: ResourceClaim) -> None:
+        assert self._by_owner is not None
         owner = _controller_pod_ref(claim)
         if owner is not None:
             key = (claim.metadata.namespace or "default", owner.uid)
-            self.by_owner.setdefault(key, []).append(claim)
+            self._by_owner.setdefault(key, []).append(claim)
 
 
 def sync_pod(state: ClusterState, pod: Pod, *, seed: int = 0) -> list[Event]:
@@ -277,7 +289,7 @@ def sync_pod(state: ClusterState, pod: Pod, *, seed: int = 0) -> list[Event]:
         return []
     if not pod.metadata.uid:
         assign_pod_uids(state, seed=seed)
-    return _sync_pod(state, pod, seed=seed, index=_OwnedIndex.build(state.claims.values()))
+    return _sync_pod(state, pod, seed=seed, index=_OwnedIndex(state.claims))
 
 
 def _sync_pod(state: ClusterState, pod: Pod, *, seed: int, index: _OwnedIndex) -> list[Event]:
@@ -565,12 +577,55 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     changes nothing."""
     assign_pod_uids(state, seed=seed)
     events: list[Event] = sync_pod_groups(state, seed=seed) if state.pod_groups else []
-    index = _OwnedIndex.build(state.claims.values())
+    index = _OwnedIndex(state.claims)
     order = sorted(state.pods, key=lambda k: (state.arrival.get(k, 1 << 62), k))
     for key in order:
         pod = state.pods.get(key)
         if pod is not None:
             events += _sync_pod(state, pod, seed=seed, index=index)
     for key in sorted(state.claims):
+        events += sync_claim(state, key)
+    return events
+
+
+def sync_touched(state: ClusterState, pods: Iterable[Key], *, seed: int = 0) -> list[Event]:
+    """`sync` right after a full pass when, since then, only these pods changed and nothing but them and the
+    claims they name: a scheduling pass that bound pods or recorded their failures (allocations written,
+    `reservedFor` and finalizers added), with no claim deallocated, deleted or created and no PodGroups.
+
+    A full pass would find nothing to do elsewhere: every other pod and claim was synced by the last pass,
+    and what they read did not change, but for the claims these pods name, which other pods may name too
+    (a shared claim allocated now gets a pod bound without the scheduler into its `reservedFor`). So it
+    visits these pods, every pod naming one of their claims, and those claims, in the full pass's order
+    (same events). A pass after a 50,000-pod scheduling pass visits what was scheduled, not the cluster.
+    """
+    if state.pod_groups:
+        return sync(state, seed=seed)
+    assign_pod_uids(state, seed=seed)
+    visit = {k for k in pods if k in state.pods}
+    named: set[Key] = set()
+    for key in visit:
+        pod = state.pods[key]
+        for entry in pod.spec.resource_claims:
+            name = state.pod_claim_name(pod, entry.name)
+            if name:
+                named.add((key[0], name))
+    if named:
+        for key, pod in state.pods.items():  # the other pods naming those claims (a C-speed walk mostly)
+            if key in visit:
+                continue
+            entries = pod.spec.resource_claims
+            if entries and any((key[0], state.pod_claim_name(pod, e.name) or "") in named for e in entries):
+                visit.add(key)
+    index = _OwnedIndex(state.claims)
+    events: list[Event] = []
+    size = len(state.claims)
+    for key in sorted(visit, key=lambda k: (state.arrival.get(k, 1 << 62), k)):
+        found = state.pods.get(key)
+        if found is not None:
+            events += _sync_pod(state, found, seed=seed, index=index)
+    if len(state.claims) != size:  # claims made for these pods (pods only add claims): the full pass syncs them
+        named.update(islice(state.claims, size, None))
+    for key in sorted(named):
         events += sync_claim(state, key)
     return events
