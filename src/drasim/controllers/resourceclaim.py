@@ -56,10 +56,10 @@ __all__ = [
     "is_reserved_for",
     "pod_done",
     "sync",
+    "sync_after_binding",
     "sync_claim",
     "sync_pod",
     "sync_pod_groups",
-    "sync_touched",
 ]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -588,44 +588,62 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     return events
 
 
-def sync_touched(state: ClusterState, pods: Iterable[Key], *, seed: int = 0) -> list[Event]:
-    """`sync` right after a full pass when, since then, only these pods changed and nothing but them and the
-    claims they name: a scheduling pass that bound pods or recorded their failures (allocations written,
-    `reservedFor` and finalizers added), with no claim deallocated, deleted or created and no PodGroups.
+def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int = 0) -> list[Event]:
+    """`sync` right after a full pass when, since then, a scheduling pass bound (or assumed) these pods through
+    Scheduler.apply and every other outcome was a failure that changed no claim (no claim deallocated, deleted
+    or created; no PodGroups).
 
-    A full pass would find nothing to do elsewhere: every other pod and claim was synced by the last pass,
-    and what they read did not change, but for the claims these pods name, which other pods may name too
-    (a shared claim allocated now gets a pod bound without the scheduler into its `reservedFor`). So it
-    visits these pods, every pod naming one of their claims, and those claims, in the full pass's order
-    (same events). A pass after a 50,000-pod scheduling pass visits what was scheduled, not the cluster.
+    A full pass would find nothing to do but for pods naming one of these pods' claims. Everything else was
+    synced by the last pass and what it reads did not change: a failure writes only the pod's PodScheduled
+    condition, which no part of the pass reads; a bound pod's claims are allocated and reserved for it (apply
+    reserves every allocated claim of the pod, else the cycle failed), so its own pass and its claims' passes
+    find every consumer valid. Another pod naming such a claim may now have work: a shared claim allocated
+    for this pod gets a pod bound without the scheduler into its `reservedFor`. So only those pods and their
+    claims are visited, in the full pass's order (same events), after one walk over the pods' claim names. A
+    pass after a 50,000-pod scheduling pass then costs that walk, not 50,000 pods and claims.
     """
     if state.pod_groups:
         return sync(state, seed=seed)
     assign_pod_uids(state, seed=seed)
-    visit = {k for k in pods if k in state.pods}
+    done = set(bound)
     named: set[Key] = set()
-    for key in visit:
-        pod = state.pods[key]
-        for entry in pod.spec.resource_claims:
-            name = state.pod_claim_name(pod, entry.name)
-            if name:
-                named.add((key[0], name))
-    if named:
-        for key, pod in state.pods.items():  # the other pods naming those claims (a C-speed walk mostly)
-            if key in visit:
-                continue
-            entries = pod.spec.resource_claims
-            if entries and any((key[0], state.pod_claim_name(pod, e.name) or "") in named for e in entries):
-                visit.add(key)
+    for key in done:
+        pod = state.pods.get(key)
+        if pod is not None:
+            for entry in pod.spec.resource_claims:
+                name = state.pod_claim_name(pod, entry.name)
+                if name:
+                    named.add((key[0], name))
+    visit = [key for key, pod in state.pods.items() if key not in done and _names_any(key[0], pod, named)]
+    if not visit:
+        return []
     index = _OwnedIndex(state.claims)
     events: list[Event] = []
     size = len(state.claims)
+    claims: set[Key] = set()
     for key in sorted(visit, key=lambda k: (state.arrival.get(k, 1 << 62), k)):
-        found = state.pods.get(key)
-        if found is not None:
-            events += _sync_pod(state, found, seed=seed, index=index)
+        pod = state.pods[key]
+        events += _sync_pod(state, pod, seed=seed, index=index)
+        for entry in pod.spec.resource_claims:
+            name = state.pod_claim_name(pod, entry.name)
+            if name:
+                claims.add((key[0], name))
     if len(state.claims) != size:  # claims made for these pods (pods only add claims): the full pass syncs them
-        named.update(islice(state.claims, size, None))
-    for key in sorted(named):
+        claims.update(islice(state.claims, size, None))
+    for key in sorted(claims):
         events += sync_claim(state, key)
     return events
+
+
+def _names_any(ns: str, pod: Pod, claims: set[Key]) -> bool:
+    """Whether the pod names one of the claims, in a spec entry or a recorded status (a superset of the
+    claims `pod_claim_name` finds for it: visiting a pod more is harmless, a pass changes nothing twice)."""
+    for entry in pod.spec.resource_claims:
+        if entry.resource_claim_name and (ns, entry.resource_claim_name) in claims:
+            return True
+    status = pod.status
+    if status is not None:
+        for st in status.resource_claim_statuses:
+            if st.resource_claim_name and (ns, st.resource_claim_name) in claims:
+                return True
+    return False

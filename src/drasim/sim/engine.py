@@ -208,7 +208,7 @@ class Simulation:
         self.backoff: dict[Key, datetime] = {}  # pods whose PreBind failed: retried after the initial backoff
         self.gang = GangWaits()  # gang pods waiting in Permit for their PodGroup's quorum
         self.steady = SteadyStateWatch()
-        self._touched: list[Key] | None = None  # the last scheduling pass's pods (see _schedule_pass)
+        self._bound_in_pass: list[Key] | None = None  # see _schedule_pass
         self.steady_state = ""
 
     # --- the loop -------------------------------------------------------------------------------
@@ -273,9 +273,9 @@ class Simulation:
         self._log(rc.sync(state, seed=seed))
         for _ in range(MAX_PASSES):
             freed = self._schedule_pass()
-            # After a pass that only bound pods or recorded failures, the pass visits what it touched.
-            touched = self._touched if self.options.fast_paths else None
-            created = rc.sync(state, seed=seed) if touched is None else rc.sync_touched(state, touched, seed=seed)
+            # After a pass that only bound pods or recorded failures, the controller visits only what that touched.
+            bound = self._bound_in_pass if self.options.fast_paths else None
+            created = rc.sync(state, seed=seed) if bound is None else rc.sync_after_binding(state, bound, seed=seed)
             self._log(created)
             # Binding only consumes resources, so a pod that just failed is retried in this instant only
             # if something could help it: devices freed (PostFilter) or claims it waited for created.
@@ -299,10 +299,10 @@ class Simulation:
         """One attempt for every pending pod in queue order; True if a PostFilter freed devices."""
         state = self.state
         changed = False
-        # The pods attempted, while every outcome changes only them and the claims they name (rc.sync_touched);
-        # None once one deallocates, deletes or creates a claim or a gang is involved.
-        touched: list[Key] | None = None if state.pod_groups or self.options.gang_scheduling else []
-        self._touched = None
+        # The pods bound (or assumed) while every outcome is a binding or a failure that changes no claim
+        # (rc.sync_after_binding); None once one deallocates, deletes or creates a claim, or with gangs.
+        bound: list[Key] | None = None if state.pod_groups or self.options.gang_scheduling else []
+        self._bound_in_pass = None
         # Within the pass the state changes only through Scheduler.apply (which forgets remembered failures).
         self.scheduler.reuse_failures(state if self.options.fast_paths else None)
         self.gang.new_pass()
@@ -315,10 +315,11 @@ class Simulation:
                 if key not in state.pods or state.pods[key].spec.node_name:
                     continue
                 result = self.scheduler.schedule_one(state, pod)
-                if touched is not None:
-                    touched.append(key)
+                if bound is not None:
                     if result.deallocate or result.delete_claims or result.extended_claim is not None:
-                        touched = None
+                        bound = None
+                    elif result.node:
+                        bound.append(key)
                 group = self.gang.gang(state, pod) if self.options.gang_scheduling and result.node else None
                 result.permit_wait = group is not None
                 self.scheduler.apply(state, result)
@@ -352,7 +353,7 @@ class Simulation:
                         changed = True
         finally:
             self.scheduler.reuse_failures(None)
-        self._touched = touched
+        self._bound_in_pass = bound
         return changed
 
     def _after_permit(self, key: Key, result: ScheduleResult | None) -> None:

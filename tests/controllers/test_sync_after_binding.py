@@ -1,8 +1,8 @@
-"""The claim controller's pass after a scheduling pass (rc.sync_touched) equals a full pass (rc.sync).
+"""The claim controller's pass after a scheduling pass (rc.sync_after_binding) equals a full pass (rc.sync).
 
 Generated clusters: pods with template claims, shared claims named by several pods (resourceClaimName), both,
 pods bound without the scheduler (nodeName preset) and pods without a UID; more pods than devices, so some
-fail. After a full pass and a scheduling pass of every pending pod, the pass over the touched pods gives the
+fail. After a full pass and a scheduling pass of every pending pod, the pass after binding gives the
 same events, pods and claims as a full pass.
 """
 
@@ -76,13 +76,14 @@ def _scheduled(docs: list[dict[str, Any]]) -> tuple[ClusterState, list[Any], boo
     state = ClusterState.from_objects(objects, features=features_for_version("1.36"))
     rc.sync(state)
     scheduler = Scheduler()
-    touched, plain = [], True
+    bound, plain = [], True
     for pod in Scheduler.queue_order(state, [p for p in state.pods.values() if not p.spec.node_name]):
         result = scheduler.schedule_one(state, pod)
         scheduler.apply(state, result)
-        touched.append(key_of(pod))
+        if result.node:
+            bound.append(key_of(pod))
         plain = plain and not (result.deallocate or result.delete_claims or result.extended_claim is not None)
-    return state, touched, plain
+    return state, bound, plain
 
 
 def _fingerprint(state: ClusterState, events: list[Any]) -> tuple[Any, ...]:
@@ -92,14 +93,14 @@ def _fingerprint(state: ClusterState, events: list[Any]) -> tuple[Any, ...]:
 
 @settings(max_examples=examples(100), deadline=None)
 @given(clusters())
-def test_the_pass_over_touched_pods_equals_a_full_pass(docs: list[dict[str, Any]]) -> None:
-    full_state, touched, plain = _scheduled(docs)
+def test_the_pass_after_binding_equals_a_full_pass(docs: list[dict[str, Any]]) -> None:
+    full_state, bound, plain = _scheduled(docs)
     if not plain:
         event("a claim was deallocated or deleted: the engine runs the full pass")
         return
     full = _fingerprint(full_state, rc.sync(full_state))
     state, again, _ = _scheduled(docs)
-    assert again == touched
-    events = rc.sync_touched(state, touched)
+    assert again == bound
+    events = rc.sync_after_binding(state, bound)
     event("the pass had something to do" if events else "the pass found nothing to do")
     assert _fingerprint(state, events) == full
