@@ -82,9 +82,15 @@ class Ranking:
         if len(cids) > _PICK_COUNT_MAX:
             ties = self._level(top)
             return ties[choose(len(ties))]
-        r = choose(sum(map(classes.count, cids)))
+        ties = sum(map(classes.count, cids))
+        r = choose(ties)
         wanted = set(cids)
-        return next(islice(compress(range(len(classes)), map(wanted.__contains__, classes)), r, None))
+        n = len(classes)
+        if 2 * r < ties:
+            return next(islice(compress(range(n), map(wanted.__contains__, classes)), r, None))
+        # The r-th tie is the (ties - 1 - r)-th from the end: walk from whichever end is nearer.
+        back = next(islice(compress(range(n), map(wanted.__contains__, reversed(classes))), ties - 1 - r, None))
+        return n - 1 - back
 
     def top(self, k: int) -> list[NodeScore]:
         """The first `k` of `nodes()`, without ranking the rest."""
