@@ -82,14 +82,14 @@ class Ranking:
         if len(cids) > _PICK_COUNT_MAX:
             ties = self._level(top)
             return ties[choose(len(ties))]
-        ties = sum(map(classes.count, cids))
-        r = choose(ties)
+        count = sum(map(classes.count, cids))
+        r = choose(count)
         wanted = set(cids)
         n = len(classes)
-        if 2 * r < ties:
+        if 2 * r < count:
             return next(islice(compress(range(n), map(wanted.__contains__, classes)), r, None))
-        # The r-th tie is the (ties - 1 - r)-th from the end: walk from whichever end is nearer.
-        back = next(islice(compress(range(n), map(wanted.__contains__, reversed(classes))), ties - 1 - r, None))
+        # The r-th tie is the (count - 1 - r)-th from the end: walk from whichever end is nearer.
+        back = next(islice(compress(range(n), map(wanted.__contains__, reversed(classes))), count - 1 - r, None))
         return n - 1 - back
 
     def top(self, k: int) -> list[NodeScore]:
