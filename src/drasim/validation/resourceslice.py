@@ -107,7 +107,7 @@ def _clean_device(d: r.Device, features: ValidationFeatures) -> bool:
     for cap in capacity.values():
         if cap.request_policy is not None:
             return False
-    return valid_qualified_names(tuple(attributes)) and valid_qualified_names(tuple(capacity))
+    return valid_qualified_names(attributes) and valid_qualified_names(capacity)
 
 
 @lru_cache(maxsize=4096)
@@ -329,7 +329,7 @@ class SliceChecker(CapacityPolicyChecker):
                 f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}",
             )
         max_key = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
-        names_valid = valid_qualified_names(tuple(d.attributes))
+        names_valid = valid_qualified_names(d.attributes)
         if irregular or not names_valid:
             attrs_path = child(path, "attributes")
             for key, attr in d.attributes.items():
@@ -338,7 +338,7 @@ class SliceChecker(CapacityPolicyChecker):
                 if key in irregular:
                     self.attribute(attr, map_key(attrs_path, key, max_key))
         multi = bool(d.allow_multiple_allocations)
-        names_valid = valid_qualified_names(tuple(d.capacity))
+        names_valid = valid_qualified_names(d.capacity)
         # Most devices have valid names and no request policies: nothing below reads the path then.
         cap_path = child(path, "capacity") if not names_valid or any(
             cap.request_policy is not None for cap in d.capacity.values()) else ""
