@@ -1,5 +1,6 @@
-"""ResourceSlice admission's fused pass over clean devices: the same findings and the same stored slice as the
-full per-device checks, for devices with any mix of regular and irregular fields and any gates."""
+"""ResourceSlice admission's fused pass over clean devices and its memo of clean counter consumptions: the same
+findings and the same stored slice as the full per-device checks, for devices with any mix of regular and
+irregular fields and any gates."""
 
 from __future__ import annotations
 
@@ -39,6 +40,12 @@ CAPACITY = {
 EXTRA = {
     "counters": {"consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "1Gi"}}}]},
     "bad-counters": {"consumesCounters": [{"counterSet": "Bad_Set", "counters": {"Mem_X": {"value": "1Gi"}}}]},
+    "more-counters": {"consumesCounters": [{"counterSet": "gpu-0", "counters": {
+        "memory": {"value": "1Gi"}, "Slice_0": {"value": "1"}}}]},
+    "no-counters": {"consumesCounters": [{"counterSet": "gpu-0", "counters": {}}]},
+    "no-set": {"consumesCounters": [{"counterSet": "", "counters": {"memory": {"value": "1Gi"}}}]},
+    "twice": {"consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "1Gi"}}},
+                                   {"counterSet": "gpu-0", "counters": {"memory": {"value": "2Gi"}}}]},
     "taints": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
     "node-name": {"nodeName": "n1"},
     "all-nodes": {"allNodes": True},
@@ -96,7 +103,10 @@ def test_clean_devices_admitted_as_by_the_full_checks(devices: list[dict[str, An
     features = ValidationFeatures(**{g: g in on for g in _gates()})
     doc = _doc(devices, per_device)
     fast = _admitted(doc, features)
-    with mock.patch.object(resourceslice, "_clean_device", lambda d, features: False):
+    # The full checks: no device taken as clean, no counter consumption remembered as clean.
+    with mock.patch.object(resourceslice, "_clean_device", lambda d, features: False), \
+            mock.patch.object(resourceslice, "_CLEAN_CONSUMPTIONS", set()), \
+            mock.patch.object(resourceslice, "_MAX_CLEAN", 0):
         full = _admitted(doc, features)
     assert fast == full
 

@@ -29,6 +29,10 @@ from drasim.validation.formats import blen, is_semver
 from drasim.validation.nodealloc import node_allocatable_resources
 from drasim.validation.paths import child, index, map_key
 
+# Single counter consumptions (counter set name, counter names) found clean; bounded like the name memos.
+_CLEAN_CONSUMPTIONS: set[tuple[str, tuple[str, ...]]] = set()
+_MAX_CLEAN = 100_000
+
 
 def has_list_values(attr: r.DeviceAttribute) -> bool:
     return attr.ints is not None or attr.bools is not None or attr.strings is not None or attr.versions is not None
@@ -446,8 +450,16 @@ class SliceChecker(CapacityPolicyChecker):
         self._counters(cs.counters, RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, child(path, "counters"))
 
     def counter_consumptions(self, consumptions: list[r.DeviceCounterConsumption], path: str) -> None:
+        # One consumption is judged by its counter set's name and its counters' names alone (no gates, no
+        # values): a partitioned GPU's devices repeat a few, so one found clean is not checked again.
+        key = (consumptions[0].counter_set, tuple(consumptions[0].counters)) if len(consumptions) == 1 else None
+        if key is not None and key in _CLEAN_CONSUMPTIONS:
+            return
+        before = len(self.findings)
         self.set(consumptions, RESOURCE_SLICE_MAX_COUNTER_CONSUMPTIONS_PER_DEVICE, self.counter_consumption,
                  lambda c: c.counter_set, path)
+        if key is not None and len(self.findings) == before and len(_CLEAN_CONSUMPTIONS) < _MAX_CLEAN:
+            _CLEAN_CONSUMPTIONS.add(key)
 
     def counter_consumption(self, cc: r.DeviceCounterConsumption, path: str) -> None:
         if not cc.counter_set:
