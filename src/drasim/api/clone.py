@@ -1,5 +1,5 @@
 """Deep copies of decoded objects (a msgspec round trip, ~2.5x faster than copy.deepcopy), for the public
-functions that must not change the objects they are given."""
+functions that must not change the objects they are given, and the copy a simulation needs."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import msgspec
 
 from drasim.api.decode import gc_paused
 from drasim.api.quantity import quantity_dec_hook, quantity_enc_hook
+from drasim.api.resource import ResourceSlice
 
-__all__ = ["clone", "clone_objects"]
+__all__ = ["clone", "clone_objects", "simulation_copy"]
 
 _encoder = msgspec.msgpack.Encoder(enc_hook=quantity_enc_hook)
 _decoders: dict[type, msgspec.msgpack.Decoder[Any]] = {}
@@ -36,3 +37,16 @@ def clone(obj: Any) -> Any:
     if decoder is None:
         decoder = _decoders[cls] = msgspec.msgpack.Decoder(cls, dec_hook=quantity_dec_hook)
     return decoder.decode(_encoder.encode(obj))
+
+
+def simulation_copy(objects: Iterable[Any]) -> list[Any]:
+    """What a simulation may be handed as its own (`Simulation(..., owned=True)`) while `objects` stay as
+    they are: copies of every object but the ResourceSlices whose devices carry no taints, which are shared.
+
+    A simulation never changes a slice: DeviceTaintRules are merged into copies (cluster/taintrules.py) and a
+    Timeline's slices are its own; the one write is the eviction controller stamping a missing `timeAdded`
+    on a device taint (controllers/devicetaint.py `stamp_time_added`), so a slice with taints is copied.
+    Slices are the bulk of a fleet: copying a 5,000-node fleet's took ~0.6 CPU-s, the rest ~0.05."""
+    with gc_paused():
+        return [obj if isinstance(obj, ResourceSlice) and not any(d.taints for d in obj.spec.devices)
+                else clone(obj) for obj in objects]

@@ -20,7 +20,7 @@ from drasim.api.defaults import apply_claim_defaults
 from drasim.api.meta import ObjectMeta
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.api.resource import ResourceClaim
-from drasim.cli.exits import finish
+from drasim.cli.exits import finish, leave_to_exit
 from drasim.cli.kube import KubeArgs, ObjectRef, complete_type, kube_options, parse_refs, settled_inputs_records
 from drasim.cli.options import load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, object_name, output_option
@@ -224,6 +224,7 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             if i:
                 console.print()
             render_text(ex, console, wide=output == "wide")
+    leave_to_exit(inputs, state, found)
     finish(inputs)
 
 

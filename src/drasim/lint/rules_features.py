@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from drasim.api import resource as r
 from drasim.api.profile import ReleaseProfile
@@ -17,49 +17,67 @@ _LIST_FIELDS = ("ints", "bools", "strings", "versions")
 Use = tuple[str, str, str]
 
 
-def _slice_uses(s: r.ResourceSlice) -> Iterator[Use]:
+def _slice_uses(s: r.ResourceSlice, want: Callable[[str], bool]) -> Iterator[Use]:
     spec = s.spec
-    if spec.shared_counters:
+    partition = want("DRAPartitionableDevices")
+    if spec.shared_counters and partition:
         yield "DRAPartitionableDevices", "spec.sharedCounters", "sharedCounters (partitionable devices)"
-    if spec.per_device_node_selection is not None:
+    if spec.per_device_node_selection is not None and partition:
         yield "DRAPartitionableDevices", "spec.perDeviceNodeSelection", "perDeviceNodeSelection"
-    if spec.partition_type_attribute is not None:
+    if spec.partition_type_attribute is not None and want("DRAPartitionableDevicesType"):
         yield "DRAPartitionableDevicesType", "spec.partitionTypeAttribute", "partitionTypeAttribute"
-    if spec.skip_node_operations is not None:
+    if spec.skip_node_operations is not None and want("DRAOptionalNodeOperations"):
         yield "DRAOptionalNodeOperations", "spec.skipNodeOperations", "skipNodeOperations"
+    # Each device field is looked at only for a wanted gate: a fleet has tens of thousands of devices, most
+    # using features whose gate is on (consumesCounters on every MIG device).
+    taints, binding = want("DRADeviceTaints"), want("DRADeviceBindingConditions")
+    consumable, lists = want("DRAConsumableCapacity"), want("DRAListTypeAttributes")
+    node_allocatable = want("DRANodeAllocatableResources")
+    if not (partition or taints or binding or consumable or lists or node_allocatable):
+        return
     for i, d in enumerate(spec.devices):
-        p = f"spec.devices[{i}]"
-        if d.consumes_counters:
-            yield "DRAPartitionableDevices", f"{p}.consumesCounters", "consumesCounters (partitionable devices)"
-        for present, camel in ((d.node_name is not None, "nodeName"), (d.node_selector is not None, "nodeSelector"),
-                               (d.all_nodes is not None, "allNodes")):
-            if present:
-                yield "DRAPartitionableDevices", f"{p}.{camel}", f"per-device {camel}"
-        if d.taints:
-            yield "DRADeviceTaints", f"{p}.taints", "device taints"
-        for present, camel in ((d.binds_to_node is not None, "bindsToNode"),
-                               (bool(d.binding_conditions), "bindingConditions"),
-                               (bool(d.binding_failure_conditions), "bindingFailureConditions")):
-            if present:
-                yield "DRADeviceBindingConditions", f"{p}.{camel}", f"{camel} (binding conditions)"
-        if d.allow_multiple_allocations is not None:
-            yield "DRAConsumableCapacity", f"{p}.allowMultipleAllocations", "allowMultipleAllocations"
-        for key, cap in d.capacity.items():
-            if cap.request_policy is not None:
-                yield ("DRAConsumableCapacity", f"{p}.capacity[{key}].requestPolicy",
-                       "capacity requestPolicy (consumable capacity)")
-        for key, attr in d.attributes.items():
-            if attr.ints is None and attr.bools is None and attr.strings is None and attr.versions is None:
-                continue  # the common case, checked without the loop below
-            for fname in _LIST_FIELDS:
-                if getattr(attr, fname) is not None:
-                    yield ("DRAListTypeAttributes", f"{p}.attributes[{key}].{fname}",
-                           f"list-type attribute value `{fname}`")
-        if d.node_allocatable_resource_mappings is not None:
-            yield ("DRANodeAllocatableResources", f"{p}.nodeAllocatableResourceMappings",
-                   "nodeAllocatableResourceMappings")
-        if d.node_allocatable_resources is not None:
-            yield "DRANodeAllocatableResources", f"{p}.nodeAllocatableResources", "nodeAllocatableResources"
+        if partition:
+            if d.consumes_counters:
+                yield ("DRAPartitionableDevices", f"spec.devices[{i}].consumesCounters",
+                       "consumesCounters (partitionable devices)")
+            for present, camel in ((d.node_name is not None, "nodeName"), (d.node_selector is not None, "nodeSelector"),
+                                   (d.all_nodes is not None, "allNodes")):
+                if present:
+                    yield "DRAPartitionableDevices", f"spec.devices[{i}].{camel}", f"per-device {camel}"
+        if d.taints and taints:
+            yield "DRADeviceTaints", f"spec.devices[{i}].taints", "device taints"
+        if binding:
+            for present, camel in ((d.binds_to_node is not None, "bindsToNode"),
+                                   (bool(d.binding_conditions), "bindingConditions"),
+                                   (bool(d.binding_failure_conditions), "bindingFailureConditions")):
+                if present:
+                    yield "DRADeviceBindingConditions", f"spec.devices[{i}].{camel}", f"{camel} (binding conditions)"
+        if consumable:
+            if d.allow_multiple_allocations is not None:
+                yield "DRAConsumableCapacity", f"spec.devices[{i}].allowMultipleAllocations", "allowMultipleAllocations"
+            for key, cap in d.capacity.items():
+                if cap.request_policy is not None:
+                    yield ("DRAConsumableCapacity", f"spec.devices[{i}].capacity[{key}].requestPolicy",
+                           "capacity requestPolicy (consumable capacity)")
+        if lists:
+            for key, attr in d.attributes.items():
+                if attr.ints is None and attr.bools is None and attr.strings is None and attr.versions is None:
+                    continue  # the common case, checked without the loop below
+                for fname in _LIST_FIELDS:
+                    if getattr(attr, fname) is not None:
+                        yield ("DRAListTypeAttributes", f"spec.devices[{i}].attributes[{key}].{fname}",
+                               f"list-type attribute value `{fname}`")
+        if node_allocatable:
+            if d.node_allocatable_resource_mappings is not None:
+                yield ("DRANodeAllocatableResources", f"spec.devices[{i}].nodeAllocatableResourceMappings",
+                       "nodeAllocatableResourceMappings")
+            if d.node_allocatable_resources is not None:
+                yield ("DRANodeAllocatableResources", f"spec.devices[{i}].nodeAllocatableResources",
+                       "nodeAllocatableResources")
+
+
+def _every(gate: str) -> bool:
+    return True
 
 
 def _request_common(req: r.ExactDeviceRequest | r.DeviceSubRequest, p: str) -> Iterator[Use]:
@@ -86,10 +104,11 @@ def _claim_uses(spec: r.ResourceClaimSpec, prefix: str) -> Iterator[Use]:
                    "distinctAttribute (consumable capacity)")
 
 
-def feature_uses(obj: object) -> Iterator[Use]:
-    """Every use of a gated DRA feature in one object, as (gate, field path, description)."""
+def feature_uses(obj: object, want: Callable[[str], bool] = _every) -> Iterator[Use]:
+    """Every use of a gated DRA feature in one object, as (gate, field path, description), in field order;
+    with `want`, only the uses of the gates it is true for (the slices' fields of other gates are skipped)."""
     if isinstance(obj, r.ResourceSlice):
-        yield from _slice_uses(obj)
+        yield from _slice_uses(obj, want)
     elif isinstance(obj, r.DeviceClass):
         if obj.spec.extended_resource_name is not None:
             yield "DRAExtendedResource", "spec.extendedResourceName", "extendedResourceName"
@@ -105,15 +124,29 @@ def check_features(ctx: LintContext) -> list[LintFinding]:
     """feature-unavailable: error where the release lacks the gate or has it alpha (off by default);
     warning where it is beta but off by default (DeviceTaintRules in 1.36). Repeats of one feature in
     one object (say consumesCounters on every device of a slice) fold into one finding."""
+    off: dict[str, bool] = {}
+
+    def is_off(gate: str) -> bool:
+        """Whether the release has the gate off (checked once per gate)."""
+        known = off.get(gate)
+        if known is None:
+            served = ReleaseProfile(ctx.version).taint_rule_gate() if gate == "DRADeviceTaintRules" else gate
+            if ctx.profile is not None:
+                known = not ctx.profile.gate(served)
+            else:
+                known = gate_stage(served, ctx.version) not in ("B+", "GA")
+            off[gate] = known
+        return known
+
     out = []
     for obj in ctx.objects:
         grouped: dict[tuple[str, str], list[str]] = {}
-        for gate, path, what in feature_uses(obj):
+        for gate, path, what in feature_uses(obj, is_off):
+            if not is_off(gate):  # `want` prunes the slices' uses only
+                continue
             if gate == "DRADeviceTaintRules":  # served under DRADeviceTaints before 1.35
                 gate = ReleaseProfile(ctx.version).taint_rule_gate()
-            on = ctx.profile.gate(gate) if ctx.profile is not None else gate_stage(gate, ctx.version) in ("B+", "GA")
-            if not on:
-                grouped.setdefault((gate, what), []).append(path)
+            grouped.setdefault((gate, what), []).append(path)
         for (gate, what), paths in grouped.items():
             stage = gate_stage(gate, ctx.version)
             state = {"": "which it does not have", "A": "alpha there, off by default",

@@ -8,6 +8,7 @@ from typing import Any
 
 from drasim import releases
 from drasim.api import resource as r
+from drasim.api.gates import ValidationFeatures
 from drasim.api.limits import (
     DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
     DEVICE_MAX_DOMAIN_LENGTH,
@@ -27,6 +28,10 @@ from drasim.validation.checker import Checker, struct_replace, valid_qualified_n
 from drasim.validation.formats import blen, is_semver
 from drasim.validation.nodealloc import node_allocatable_resources
 from drasim.validation.paths import child, index, map_key
+
+# Single counter consumptions (counter set name, counter names) found clean; bounded like the name memos.
+_CLEAN_CONSUMPTIONS: set[tuple[str, tuple[str, ...]]] = set()
+_MAX_CLEAN = 100_000
 
 
 def has_list_values(attr: r.DeviceAttribute) -> bool:
@@ -82,6 +87,33 @@ def _scan_attributes(attributes: dict[str, r.DeviceAttribute], list_gate: bool) 
     return n_values, irregular
 
 
+def _clean_device(d: r.Device, features: ValidationFeatures) -> bool:
+    """True for a device neither `_drop_device_fields` nor `device` (outside a slice with
+    perDeviceNodeSelection) finds anything in, or changes, but for its name and counters: no gated field of
+    a gate that is off, no per-device node fields, taints, binding conditions or request policies, every
+    attribute one valid scalar, valid names, within the size limits. Most devices of a fleet are; one fused
+    pass over them, the full checks (which build the field paths) for the others."""
+    if (d.taints or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
+            or d.binds_to_node is not None or d.binding_conditions or d.binding_failure_conditions
+            or d.node_allocatable_resource_mappings is not None or d.node_allocatable_resources is not None
+            or (d.allow_multiple_allocations is not None and not features.consumable_capacity)
+            or (d.consumes_counters and not features.partitionable_devices)):
+        return False
+    attributes, capacity = d.attributes, d.capacity
+    if (len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE
+            or len(attributes) > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE):
+        return False
+    for attr in attributes.values():
+        if attr.ints is not None or attr.bools is not None or attr.strings is not None or attr.versions is not None:
+            return False
+        if not _plain_scalar(attr):
+            return False
+    for cap in capacity.values():
+        if cap.request_policy is not None:
+            return False
+    return valid_qualified_names(attributes) and valid_qualified_names(capacity)
+
+
 @lru_cache(maxsize=4096)
 def _good_version(value: str) -> bool:
     return is_semver(value) and _short_value(value)
@@ -129,7 +161,9 @@ class SliceChecker(CapacityPolicyChecker):
         ):
             skip_ops = None
         devices_path = child(path, "devices")
-        devices = [self._drop_device_fields(d, index(devices_path, i)) for i, d in enumerate(spec.devices)]
+        clean = [_clean_device(d, self.features) for d in spec.devices]
+        devices = [d if ok else self._drop_device_fields(d, index(devices_path, i))
+                   for i, (d, ok) in enumerate(zip(spec.devices, clean, strict=True))]
 
         set_fields = []
         if spec.node_name is not None:
@@ -173,16 +207,17 @@ class SliceChecker(CapacityPolicyChecker):
         # With DRAListTypeAttributes off, list values were dropped above: no need to look for them.
         lists = self.features.list_type_attributes
         advanced = any(
-            d.taints or d.consumes_counters or (lists and any_list_values(d.attributes))
-            for d in devices
+            d.taints or d.consumes_counters or (lists and not ok and any_list_values(d.attributes))
+            for d, ok in zip(devices, clean, strict=True)
         )
         max_devices = (
             RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES if advanced else RESOURCE_SLICE_MAX_DEVICES
         )
+        full = bool(per_device) or not all(clean)
         self.set(
             devices,
             max_devices,
-            lambda d, p: self.device(d, p, bool(per_device)),
+            (lambda d, p: self.device(d, p, bool(per_device))) if full else self.clean_device,
             lambda d: d.name,
             child(path, "devices"),
         )
@@ -273,6 +308,12 @@ class SliceChecker(CapacityPolicyChecker):
             changes["attributes"] = new_attrs
         return struct_replace(d, **changes) if changes else d
 
+    def clean_device(self, d: r.Device, path: str) -> None:
+        """`device` for a device `_clean_device` passed: only its name and counters can be wrong."""
+        self.dns_label(d.name, child(path, "name"))
+        if d.consumes_counters:
+            self.counter_consumptions(d.consumes_counters, child(path, "consumesCounters"))
+
     def device(self, d: r.Device, path: str, per_device_node_selection: bool) -> None:
         self.dns_label(d.name, child(path, "name"))
         n_entries = len(d.attributes) + len(d.capacity)
@@ -292,7 +333,7 @@ class SliceChecker(CapacityPolicyChecker):
                 f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}",
             )
         max_key = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
-        names_valid = valid_qualified_names(tuple(d.attributes))
+        names_valid = valid_qualified_names(d.attributes)
         if irregular or not names_valid:
             attrs_path = child(path, "attributes")
             for key, attr in d.attributes.items():
@@ -301,7 +342,7 @@ class SliceChecker(CapacityPolicyChecker):
                 if key in irregular:
                     self.attribute(attr, map_key(attrs_path, key, max_key))
         multi = bool(d.allow_multiple_allocations)
-        names_valid = valid_qualified_names(tuple(d.capacity))
+        names_valid = valid_qualified_names(d.capacity)
         # Most devices have valid names and no request policies: nothing below reads the path then.
         cap_path = child(path, "capacity") if not names_valid or any(
             cap.request_policy is not None for cap in d.capacity.values()) else ""
@@ -319,13 +360,7 @@ class SliceChecker(CapacityPolicyChecker):
         if d.taints:
             self.slice(d.taints, DEVICE_TAINTS_MAX_LENGTH, self.taint, child(path, "taints"))
         if d.consumes_counters:
-            self.set(
-                d.consumes_counters,
-                RESOURCE_SLICE_MAX_COUNTER_CONSUMPTIONS_PER_DEVICE,
-                self.counter_consumption,
-                lambda c: c.counter_set,
-                child(path, "consumesCounters"),
-            )
+            self.counter_consumptions(d.consumes_counters, child(path, "consumesCounters"))
         node_fields_set = d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
         if per_device_node_selection:
             set_fields = []
@@ -413,6 +448,18 @@ class SliceChecker(CapacityPolicyChecker):
         else:
             self.dns_label(cs.name, child(path, "name"))
         self._counters(cs.counters, RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, child(path, "counters"))
+
+    def counter_consumptions(self, consumptions: list[r.DeviceCounterConsumption], path: str) -> None:
+        # One consumption is judged by its counter set's name and its counters' names alone (no gates, no
+        # values): a partitioned GPU's devices repeat a few, so one found clean is not checked again.
+        key = (consumptions[0].counter_set, tuple(consumptions[0].counters)) if len(consumptions) == 1 else None
+        if key is not None and key in _CLEAN_CONSUMPTIONS:
+            return
+        before = len(self.findings)
+        self.set(consumptions, RESOURCE_SLICE_MAX_COUNTER_CONSUMPTIONS_PER_DEVICE, self.counter_consumption,
+                 lambda c: c.counter_set, path)
+        if key is not None and len(self.findings) == before and len(_CLEAN_CONSUMPTIONS) < _MAX_CLEAN:
+            _CLEAN_CONSUMPTIONS.add(key)
 
     def counter_consumption(self, cc: r.DeviceCounterConsumption, path: str) -> None:
         if not cc.counter_set:
