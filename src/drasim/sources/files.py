@@ -5,11 +5,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import json as json_module
 import os
 import re
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -17,11 +18,11 @@ import re2
 import yaml
 
 from drasim import __version__
-from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes, gc_paused
+from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes, decode_json_documents, gc_paused
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache, yamlfast, yamlscalars
-from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates
+from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, duplicate_keys
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "check_json_depth",
@@ -204,26 +205,74 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
     elif json:
         check_json_depth(data, source=source)
         return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
+    return _load_yaml(data, source=source, budget=budget, keep_going=keep_going)
+
+
+def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_going: bool) -> DecodeResult:
+    """A YAML input's objects. Read by rapidyaml (see `yamlfast`), its JSON goes through the typed decoders of
+    the JSON input (no dicts in between) when JSON reads its numbers as YAML does and no key is set twice;
+    anything else is read into documents as `_parse` reads them and decoded from those."""
+    key = _cache_key(data)
+    cached = parsecache.lookup(key) if key is not None else None
+    if isinstance(cached, yamlfast.Emitted):
+        return _decode_emitted(cached, source, keep_going)
     syntax: list[InputError] | None = [] if keep_going else None
-    docs = _parse_cached(data, source=source, budget=budget, syntax_errors=syntax)
-    result = _guard_depth(lambda: decode_documents(docs, source=source, keep_going=keep_going), source)
+    if cached is None:
+        text = decode_text(data, source=source)
+        emitted = _emit(text, source)
+        if emitted is not None and yamlfast.json_numbers(emitted) and _unique_keys(emitted):
+            if key is not None:
+                parsecache.store_json(key, emitted.json, stream=emitted.stream)
+            return _decode_emitted(emitted, source, keep_going)
+        cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
+                             syntax_errors=syntax, key=key)
+    result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
     result.errors += syntax or []
     return result
+
+
+def _unique_keys(emitted: yamlfast.Emitted) -> bool:
+    try:
+        return not duplicate_keys(emitted.json)
+    except ValueError:  # not the JSON the emitter should write: the documents' path declines it too
+        return False
+
+
+def _decode_emitted(emitted: yamlfast.Emitted, source: str, keep_going: bool) -> DecodeResult:
+    def load(raw: bytes) -> Any:  # a document the typed decoders do not take, with YAML 1.1's numbers
+        return json_module.loads(raw, parse_int=_plain, parse_float=_plain, parse_constant=_plain)
+
+    return _guard_depth(lambda: decode_json_documents(emitted.json, stream=emitted.stream, source=source, load=load,
+                                                      keep_going=keep_going), source)
+
+
+def _cache_key(data: bytes) -> str | None:
+    """The parse cache's key for the bytes, or None when they are too small to be worth an entry."""
+    if len(data) < parsecache.MIN_BYTES:
+        return None
+    return parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
+                                      f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
 
 
 def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
                   syntax_errors: list[InputError] | None) -> list[Any]:
     """`parse_yaml` of the bytes, through the parse cache when they are big enough to be worth it."""
-    key = None
-    if len(data) >= parsecache.MIN_BYTES:
-        key = parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
-                                         f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
-        cached = parsecache.lookup(key)
-        if cached is not None:
-            return cached
+    key = _cache_key(data)
+    cached = parsecache.lookup(key) if key is not None else None
+    if isinstance(cached, yamlfast.Emitted):
+        cached = yamlfast.documents(cached, _plain)  # stored only when clean: None only if it was changed
+    if cached is not None:
+        return cached
+    text = decode_text(data, source=source)
+    return _parse_kept(lambda: _parse(text, source=source, budget=budget, syntax_errors=syntax_errors),
+                       syntax_errors=syntax_errors, key=key)
+
+
+def _parse_kept(parse: Callable[[], tuple[list[Any], bool]], *, syntax_errors: list[InputError] | None,
+                key: str | None) -> list[Any]:
+    """The documents of `parse` (`_parse`), kept in the parse cache under `key` when they are plain and clean."""
     errors_before = len(syntax_errors) if syntax_errors is not None else 0
-    docs, plain = _parse(decode_text(data, source=source), source=source, budget=budget,
-                         syntax_errors=syntax_errors)
+    docs, plain = parse()
     clean = syntax_errors is None or len(syntax_errors) == errors_before
     if key is not None and plain and clean:
         parsecache.store(key, docs)
@@ -319,6 +368,7 @@ def _decode_json(data: bytes, source: str, keep_going: bool = False) -> DecodeRe
 _BaseLoader, _Loader = yamlscalars.BaseLoader, yamlscalars.Loader
 _ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 _STR, _SEQ, _MAP = yamlscalars.STR, yamlscalars.SEQ, yamlscalars.MAP
+_plain = yamlscalars.plain_scalar
 
 
 # An alias can only expand something when the text has both an anchor and an alias; checking the node graph
@@ -360,10 +410,22 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
            syntax_errors: list[InputError] | None) -> tuple[list[Any], bool]:
     """`parse_yaml`, and whether its documents are plain data (no aliases, every document plain: see
     `_construct`), so that the parse cache may keep them."""
-    budget = budget if budget is not None else AliasBudget()
+    return _parse_emitted(text, _emit(text, source), source=source, budget=budget, syntax_errors=syntax_errors)
+
+
+def _emit(text: str, source: str) -> yamlfast.Emitted | None:
+    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`)."""
     _check_depth(text, source=source)
     with gc_paused():
-        fast = yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE)
+        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE)
+
+
+def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, budget: AliasBudget | None,
+                   syntax_errors: list[InputError] | None) -> tuple[list[Any], bool]:
+    """`_parse` of a text whose depth is checked, `emitted` its rapidyaml JSON (None: declined)."""
+    budget = budget if budget is not None else AliasBudget()
+    with gc_paused():
+        fast = yamlfast.documents(emitted, _plain) if emitted is not None else None
     if fast is not None:  # the plain common case, read as below would (no alias: plain data)
         return fast, True
     check_aliases = _has_marker(text, _ANCHOR_RE) and _has_marker(text, _ALIAS_RE)

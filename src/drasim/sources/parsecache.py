@@ -7,7 +7,8 @@ or a cluster dump is read by many commands in a row, so the first parse of an in
 (`DRASIM_CACHE_DIR=off` turns it off), as kubectl keeps `~/.kube/cache`. An entry is keyed by the input's
 bytes and everything the parse depends on (drasim's and PyYAML's versions, the depth and alias limits),
 so a hit is the parse itself; only clean parses of plain documents (string keys, no aliases, core types,
-which msgpack keeps exactly) are stored (see `files._parse`). Failures to read or write the cache are
+which msgpack keeps exactly) are stored (see `files._parse`), or for a text rapidyaml reads, its JSON as the
+typed decoders take it (`yamlfast.Emitted`, see `files._load_yaml`). Failures to read or write the cache are
 never errors: the input is parsed as if there were none.
 """
 
@@ -24,13 +25,17 @@ import msgspec
 from drasim.api.decode import gc_paused
 from drasim.errors import InputError
 from drasim.sources.reading import read_bounded
+from drasim.sources.yamlfast import Emitted
 
 MIN_BYTES = 1 << 20  # smaller inputs parse in under 0.15 CPU-s: not worth a file
 MAX_TOTAL_BYTES = 1 << 30  # oldest entries (by last use) go beyond this
 # The largest entry read back: twice the largest input (files.MAX_FILE_BYTES, 256 MiB); msgpack of parsed YAML
 # is no bigger than its text, so only a damaged or planted entry is refused (then the input is parsed).
 MAX_ENTRY_BYTES = 1 << 29
-FORMAT = 2
+FORMAT = 3
+# An entry's body after its checksum line: msgpack of the documents (an array: never these first bytes), or one
+# of these and rapidyaml's JSON.
+_JSON_STREAM, _JSON_DOCUMENT = b"S", b"D"
 _SUBDIR = f"yaml-v{FORMAT}"
 
 
@@ -60,8 +65,8 @@ def _entry_path(key: str) -> str | None:
     return None if root is None else os.path.join(root, _SUBDIR, key + ".msgpack")
 
 
-def lookup(key: str) -> list[Any] | None:
-    """The stored documents, or None (no entry, the cache off, or an entry that fails its checksum)."""
+def lookup(key: str) -> list[Any] | Emitted | None:
+    """The stored documents or JSON, or None (no entry, the cache off, or an entry that fails its checksum)."""
     path = _entry_path(key)
     if path is None:
         return None
@@ -73,6 +78,8 @@ def lookup(key: str) -> list[Any] | None:
         checksum, _, body = blob.partition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() != checksum:
             return None
+        if body[:1] in (_JSON_STREAM, _JSON_DOCUMENT):
+            return Emitted(body[1:], stream=body[:1] == _JSON_STREAM)
         with gc_paused():  # millions of containers, no cycles: collections would walk them all
             docs = msgspec.msgpack.decode(body)
     except (OSError, InputError, msgspec.DecodeError, RecursionError):  # RecursionError: nested past the stack
@@ -84,12 +91,22 @@ def lookup(key: str) -> list[Any] | None:
 
 def store(key: str, docs: list[Any]) -> None:
     """Keep `docs` (plain data: str keys, no shared objects) under `key`; written whole or not at all."""
-    path = _entry_path(key)
-    if path is None:
-        return
     try:
         body = msgspec.msgpack.encode(docs)
     except (TypeError, msgspec.EncodeError):  # a value msgpack cannot hold: not cached
+        return
+    _write(key, body)
+
+
+def store_json(key: str, data: bytes | bytearray, *, stream: bool) -> None:
+    """Keep rapidyaml's JSON of a text (`yamlfast.Emitted`, clean: no key set twice) under `key`."""
+    _write(key, (_JSON_STREAM if stream else _JSON_DOCUMENT) + data)
+
+
+def _write(key: str, body: bytes) -> None:
+    """Write an entry whole or not at all."""
+    path = _entry_path(key)
+    if path is None:
         return
     folder = os.path.dirname(path)
     tmp = ""
