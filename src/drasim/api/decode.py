@@ -260,8 +260,8 @@ def decode_json_bytes(data: bytes, *, source: str, keep_going: bool = False) -> 
     return result
 
 
-def decode_json_documents(data: bytes | bytearray, *, stream: bool, source: str, load: Callable[[bytes], Any],
-                          keep_going: bool = False) -> DecodeResult:
+def decode_json_documents(data: bytes | bytearray | memoryview, *, stream: bool, source: str,
+                          load: Callable[[bytes], Any], keep_going: bool = False) -> DecodeResult:
     """`decode_documents` of a stream's documents written as JSON (an array of them when `stream`, else the one
     document): a document whose first bytes name the apiVersion and kind of a v1/v1beta2 kind drasim models
     goes straight to its typed decoder, any other (or one the decoder rejects) is read by `load` (the stream's

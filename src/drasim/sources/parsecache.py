@@ -75,8 +75,9 @@ def lookup(key: str) -> list[Any] | Emitted | None:
             return None  # only entries this user wrote are trusted (the directory may be shared)
         # A regular file (no link, FIFO or device: those would hang or never end) no bigger than an entry gets.
         blob = read_bounded(path, MAX_ENTRY_BYTES, follow=False)
-        checksum, _, body = blob.partition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode() != checksum:
+        line = blob.find(b"\n")
+        body = memoryview(blob)[line + 1:]  # views, not copies: an entry may hold 150 MB
+        if line < 0 or hashlib.sha256(body).hexdigest().encode() != blob[:line]:
             return None
         if body[:1] in (_JSON_STREAM, _JSON_DOCUMENT):
             return Emitted(body[1:], stream=body[:1] == _JSON_STREAM)
@@ -95,16 +96,16 @@ def store(key: str, docs: list[Any]) -> None:
         body = msgspec.msgpack.encode(docs)
     except (TypeError, msgspec.EncodeError):  # a value msgpack cannot hold: not cached
         return
-    _write(key, body)
+    _write(key, [body])
 
 
-def store_json(key: str, data: bytes | bytearray, *, stream: bool) -> None:
+def store_json(key: str, data: bytes | bytearray | memoryview, *, stream: bool) -> None:
     """Keep rapidyaml's JSON of a text (`yamlfast.Emitted`, clean: no key set twice) under `key`."""
-    _write(key, (_JSON_STREAM if stream else _JSON_DOCUMENT) + data)
+    _write(key, [_JSON_STREAM if stream else _JSON_DOCUMENT, data])
 
 
-def _write(key: str, body: bytes) -> None:
-    """Write an entry whole or not at all."""
+def _write(key: str, body: list[bytes | bytearray | memoryview]) -> None:
+    """Write an entry (its body in parts, never joined: a copy of up to 150 MB) whole or not at all."""
     path = _entry_path(key)
     if path is None:
         return
@@ -113,8 +114,12 @@ def _write(key: str, body: bytes) -> None:
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
+        digest = hashlib.sha256()
+        for part in body:
+            digest.update(part)
         with os.fdopen(fd, "wb") as f:
-            f.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+            f.write(digest.hexdigest().encode() + b"\n")
+            f.writelines(body)
         os.replace(tmp, path)
         tmp = ""
         _prune(folder)

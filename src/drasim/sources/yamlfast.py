@@ -76,7 +76,7 @@ def available() -> bool:
 class Emitted(NamedTuple):
     """A text's documents as rapidyaml's JSON: an array of them when `stream`, else the one document."""
 
-    json: bytes | bytearray
+    json: bytes | bytearray | memoryview
     stream: bool
 
 
@@ -120,7 +120,8 @@ def documents(emitted: Emitted, plain: Callable[[str], Any]) -> list[Any] | None
     """The documents of rapidyaml's JSON, numbers read by `plain`; None when a key is set twice (or the JSON
     is not what the emitter should write): the full loader reports that with its lines."""
     try:
-        docs = json.loads(emitted.json, object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
+        text = emitted.json if not isinstance(emitted.json, memoryview) else bytes(emitted.json)
+        docs = json.loads(text, object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
                           parse_constant=plain)
     except (ValueError, TypeError, yaml.YAMLError, _Declined):
         return None
