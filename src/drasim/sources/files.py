@@ -415,9 +415,15 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
 
 def _emit(text: str, source: str) -> yamlfast.Emitted | None:
     """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`)."""
-    _check_depth(text, source=source)
+    try:
+        encoded: bytes | None = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
+        encoded = None
+    _check_depth(text, source=source, encoded=encoded)
+    if encoded is None:
+        return None
     with gc_paused():
-        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE)
+        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE, encoded=encoded)
 
 
 def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, budget: AliasBudget | None,
@@ -464,12 +470,20 @@ def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, 
 _DEEP_PREFIX = re2.compile(r"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)  # noqa: UP031
 
 
-def _check_depth(text: str, *, source: str) -> None:
-    deep_prefix = _DEEP_PREFIX.search(text)
+_DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
+_BRACKETS, _BRACKETS_UTF8 = ("[", "{", "{}", "[]"), (b"[", b"{", b"{}", b"[]")
+
+
+def _check_depth(text: str, *, source: str, encoded: bytes | None = None) -> None:
+    """`InputError` when the text nests deeper than `MAX_DEPTH`. `encoded`: the text as UTF-8 when the caller
+    has it (RE2 reads bytes as they are; a str it encodes first)."""
+    scan: Any = text if encoded is None else encoded
+    opener, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
+    deep_prefix = (_DEEP_PREFIX if encoded is None else _DEEP_PREFIX_UTF8).search(scan)
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
-    opened = text.count("[") + text.count("{")
-    empty = text.count("{}") + text.count("[]") if opened > MAX_DEPTH else 0  # most texts: never counted
+    opened = scan.count(opener) + scan.count(brace)
+    empty = scan.count(empty_list) + scan.count(empty_map) if opened > MAX_DEPTH else 0  # most texts: never counted
     if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
     try:
