@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drasim.api.decode import DecodeResult
-from drasim.api.encode import encode_object
+from decode_summary import summary
 from drasim.errors import InputError
 from drasim.sources import files, parsecache, yamlfast
 from fuzz_inputs import mutated_manifest
@@ -31,20 +30,9 @@ def _full_loader() -> Iterator[None]:
         yield
 
 
-def _summary(result: DecodeResult) -> dict[str, Any]:
-    return {
-        "objects": [(type(o).__name__, encode_object(o)) for o in result.objects],
-        "api_versions": result.api_versions,
-        "warnings": result.warnings,
-        "unserved": result.unserved,
-        "errors": [(e.message, e.source, e.obj, e.path) for e in result.errors],
-        "own": result.own,
-    }
-
-
 def _outcome(data: bytes, keep_going: bool = False) -> Any:
     try:
-        return _summary(files.load_bytes(data, source="in.yaml", keep_going=keep_going))
+        return summary(files.load_bytes(data, source="in.yaml", keep_going=keep_going))
     except InputError as err:
         return ("error", err.message, err.source, err.obj, err.path)
 
