@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from decode_summary import summary
 from drasim.errors import InputError
-from drasim.sources import files, parsecache, yamlfast
+from drasim.sources import files, parsecache, yamlfast, yamlscalars
+from drasim.sources.jsonkeys import duplicate_keys
 from fuzz_inputs import mutated_manifest
 from hypothesis_budget import examples
 
@@ -78,11 +80,13 @@ def test_numbers_json_reads_otherwise_decode_as_yaml_reads_them(values: list[str
     _same(text.encode(), keep_going)
 
 
-def test_json_numbers_finds_what_json_reads_otherwise() -> None:
-    risky = [b"1e3", b'{"a": 1e3}', b'[1,\n 2E5]', b'{"a": -1.5e+3}', b'{"a": 12345678901234567890}']
-    fine = [b'"GPU-4e3"', b'{"a": 1.5}', b'{"a": 123, "b": "x 1"}', b"[]"]
-    assert not any(yamlfast.json_numbers(yamlfast.Emitted(j, stream=False)) for j in risky)
-    assert all(yamlfast.json_numbers(yamlfast.Emitted(j, stream=False)) for j in fine)
+def test_numbers_json_reads_otherwise_are_found() -> None:
+    risky = [b"1e3", b'{"a": 1e3}', b'[1,\n 2E5]', b'{"a": -1.5e+3}', b'{"a": 1234567890123456789}', b"[-0.5E1]"]
+    fine = [b'"GPU-4e3"', b'{"a": 1.5}', b'{"a": -123456789012345678, "b": "x 1e3"}', b"[]", b"[1, -0, 0.25]"]
+    for data in risky:
+        with pytest.raises(ValueError):
+            duplicate_keys(data, number=yamlfast.json_number)
+    assert not any(duplicate_keys(data, number=yamlfast.json_number) for data in fine)
 
 
 @pytest.mark.parametrize("text", [
@@ -112,3 +116,15 @@ def test_the_cache_keeps_the_json_and_reads_it_back(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(yamlfast, "emit", lambda *args: pytest.fail("parsed although the cache holds the input"))
     assert _outcome(data) == first
     assert files._parse_cached(data, source="in.yaml", budget=None, syntax_errors=None) == docs
+
+
+@pytest.mark.parametrize("text", [
+    "a: nan\n", "a: inf\n", "a: -inf\n", "a: infinity\n", "a: [x, nan]\n", "nan: 1\n", "{a: inf}\n", "- +nan\n",
+])
+def test_plain_nan_and_inf_stay_strings(text: str) -> None:
+    """rapidyaml's JSON emitter rewrites plain `nan` and `inf` (".nan", ".inf"): such texts are declined."""
+    assert yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE) is None
+    with _full_loader():
+        full = files.parse_yaml(text, source="in.yaml")
+    assert files.parse_yaml(text, source="in.yaml") == full
+    assert "nan" in repr(full) or "inf" in repr(full)

@@ -220,7 +220,7 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     if cached is None:
         text = decode_text(data, source=source)
         emitted = _emit(text, source)
-        if emitted is not None and yamlfast.json_numbers(emitted) and _unique_keys(emitted):
+        if emitted is not None and _typed_ready(emitted):
             if key is not None:
                 parsecache.store_json(key, emitted.json, stream=emitted.stream)
             return _decode_emitted(emitted, source, keep_going)
@@ -231,10 +231,12 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     return result
 
 
-def _unique_keys(emitted: yamlfast.Emitted) -> bool:
+def _typed_ready(emitted: yamlfast.Emitted) -> bool:
+    """Whether no key of rapidyaml's JSON is set twice and JSON reads every bare number as YAML 1.1 does (one
+    pass, the numbers checked by the parser's hooks: a scan of the text for them cost twenty times more)."""
     try:
-        return not duplicate_keys(emitted.json)
-    except ValueError:  # not the JSON the emitter should write: the documents' path declines it too
+        return not duplicate_keys(emitted.json, number=yamlfast.json_number)
+    except ValueError:  # such a number, or not the JSON the emitter should write (the documents' path declines)
         return False
 
 

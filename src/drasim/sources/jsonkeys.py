@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json as json_module
 import re
+from collections.abc import Callable
 from typing import Any
 
 from drasim.api.decode import gc_paused
@@ -38,14 +39,15 @@ def check_json_duplicates(data: bytes, *, source: str) -> None:
         raise _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
-def duplicate_keys(data: bytes | bytearray | memoryview) -> bool:
+def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[str], Any] = len) -> bool:
     """Whether some object of the JSON sets a key twice (ValueError if it is malformed). Costs a second parse
     in C (about 5 ms per MB, with the cyclic collector paused: the parse allocates millions of tuples);
-    only keys matter, so numbers are never converted and objects never built."""
+    only keys matter, so objects are never built and numbers only handed to `number` (it may raise)."""
     text = bytes(data) if isinstance(data, memoryview) else data  # json reads bytes and bytearrays only
     try:
         with gc_paused():
-            json_module.loads(text, object_pairs_hook=_unique_keys, parse_int=len, parse_float=len, parse_constant=len)
+            json_module.loads(text, object_pairs_hook=_unique_keys, parse_int=number, parse_float=number,
+                              parse_constant=number)
     except _DuplicateKey:
         return True
     return False

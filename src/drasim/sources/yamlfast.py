@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim runs; without it: the full loader
     ryml = None
 
-__all__ = ["Emitted", "available", "documents", "emit", "json_numbers", "read_documents"]
+__all__ = ["Emitted", "available", "documents", "emit", "json_number", "read_documents"]
 
 _STDERR_LOCK = threading.Lock()
 _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
@@ -42,13 +42,15 @@ _BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
 # line of its own (a whole document's may have lines at column 0, where the two read `---` and `#` apart).
 # Outside comments and quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved
 # indicators, merge keys, complex keys (in flow context `?` starts one even before a non-space: rapidyaml
-# reads `[?x]` as a string); (3) plain scalars that may read other than as a string where JSON would not
-# (each checked with `plain`), and keys that may read other than as a string (JSON keys are always strings);
-# (4) a number, `true`, `false` or `null` that is a flow mapping's key without a value (`{a: 1, 2}`).
+# reads `[?x]` as a string), plain `nan`, `inf`, `infinity` (strings in YAML 1.1; rapidyaml 0.15's JSON
+# emitter writes them as ".nan", ".inf", or bare with a sign); (3) plain scalars that may read other than as
+# a string where JSON would not (each checked with `plain`), and keys that may read other than as a string
+# (JSON keys are always strings); (4) a number, `true`, `false` or `null` that is a flow mapping's key
+# without a value (`{a: 1, 2}`).
 _CANDIDATE = re2.compile(
     rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F]"
     rb"|\\\r?\n *\r?\n|(?:\A|\n) *(?:--- +)?[|>])"
-    rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<)|"
+    rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<|[-+]?(?:nan|inf|infinity)(?:[\s,\]}]|:\s|\z))|"
     rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
     rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
     rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
@@ -130,16 +132,14 @@ def documents(emitted: Emitted, plain: Callable[[str], Any]) -> list[Any] | None
     return docs if emitted.stream else [docs]
 
 
-# A number rapidyaml writes bare that JSON reads other than YAML 1.1 does: an exponent (YAML 1.1 wants a dot and
-# a signed exponent, else it is a string) or more digits than 64 bits may hold (Go's YAML makes a float of
-# those). Where a value starts, or anywhere a string holds such a piece (then needlessly: the slower path).
-_RISKY_NUMBER = re2.compile(rb"(?:\A|[\s:\[,])-?(?:[0-9][0-9.]*[eE]|[0-9]{19})")
-
-
-def json_numbers(emitted: Emitted) -> bool:
-    """Whether every bare number of rapidyaml's JSON reads in JSON as YAML 1.1 reads it, so that a JSON decoder
-    gives the documents `documents` gives (keys set twice aside)."""
-    return _RISKY_NUMBER.search(emitted.json) is None
+def json_number(text: str) -> int:
+    """The length of a number rapidyaml wrote bare, as a JSON parser's number hook; ValueError when JSON reads
+    it other than YAML 1.1 does: an exponent (YAML 1.1 wants a dot and a signed exponent, else it is a
+    string; all exponents are refused, the documents' path decides) or more digits than 64 bits surely hold
+    (Go's YAML makes a float of an integer beyond them)."""
+    if len(text.lstrip("-")) > 18 or "e" in text or "E" in text:
+        raise ValueError(text)
+    return len(text)
 
 
 def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
