@@ -219,7 +219,7 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     syntax: list[InputError] | None = [] if keep_going else None
     if cached is None:
         text = decode_text(data, source=source)
-        emitted = _emit(text, source)
+        emitted = _emit(text, source, data)
         if emitted is not None and _typed_ready(emitted):
             if key is not None:
                 parsecache.store_json(key, emitted.json, stream=emitted.stream)
@@ -415,10 +415,11 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
     return _parse_emitted(text, _emit(text, source), source=source, budget=budget, syntax_errors=syntax_errors)
 
 
-def _emit(text: str, source: str) -> yamlfast.Emitted | None:
-    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`)."""
+def _emit(text: str, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
+    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`).
+    `data`: the bytes the text was decoded from, used as its UTF-8 when they are ASCII (no byte order mark)."""
     try:
-        encoded: bytes | None = text.encode("utf-8")
+        encoded: bytes | None = data if data is not None and data.isascii() else text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
         encoded = None
     _check_depth(text, source=source, encoded=encoded)
