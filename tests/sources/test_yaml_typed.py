@@ -128,3 +128,12 @@ def test_plain_nan_and_inf_stay_strings(text: str) -> None:
         full = files.parse_yaml(text, source="in.yaml")
     assert files.parse_yaml(text, source="in.yaml") == full
     assert "nan" in repr(full) or "inf" in repr(full)
+
+
+def test_a_tree_deeper_than_the_emitter_goes_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    """rapidyaml's emitter stops (printing to descriptor 2) below drasim's depth limit: the full loader reads it."""
+    text = "apiVersion: v1\nkind: ConfigMap\ndata:\n" + "".join(f"{'  ' * (i + 1)}a{i}:\n" for i in range(150)) + \
+        f"{'  ' * 151}x\n"
+    assert yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE) is None
+    _same(text.encode())
+    assert capfd.readouterr() == ("", "")

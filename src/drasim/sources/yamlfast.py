@@ -106,15 +106,15 @@ def emit(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str],
     if _unusual(data, plain) or not _libyaml_accepts(data):
         return None
     try:
-        with _quiet_stderr():
+        with _quiet_stderr():  # the emitter prints its errors too (a tree deeper than it goes)
             tree = ryml.parse_in_arena(data)
-        root = tree.root_id()
-        if tree.type(root) == ryml.NOTYPE:
-            return Emitted(b"[]", stream=True)  # no document: empty, or comments only
-        # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
-        buffer = bytearray(ryml.compute_json_length(tree, root))
-        if len(ryml.emit_json_in_place(tree, buffer, root)) != len(buffer):
-            return None
+            root = tree.root_id()
+            if tree.type(root) == ryml.NOTYPE:
+                return Emitted(b"[]", stream=True)  # no document: empty, or comments only
+            # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
+            buffer = bytearray(ryml.compute_json_length(tree, root))
+            if len(ryml.emit_json_in_place(tree, buffer, root)) != len(buffer):
+                return None
         return Emitted(buffer, stream=tree.is_stream(root))
     except ryml.ExceptionBasic:
         return None
