@@ -3,6 +3,7 @@ dict decoder give: the same objects, versions, warnings and error messages (file
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -137,3 +138,14 @@ def test_a_tree_deeper_than_the_emitter_goes_prints_nothing(capfd: pytest.Captur
     assert yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE) is None
     _same(text.encode())
     assert capfd.readouterr() == ("", "")
+
+
+def test_a_json_entry_read_is_its_last_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRASIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(parsecache, "MIN_BYTES", 0)
+    data = b"apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
+    _outcome(data)
+    [entry] = (tmp_path / f"yaml-v{parsecache.FORMAT}").glob("*.msgpack")
+    os.utime(entry, (1000, 1000))
+    assert isinstance(parsecache.lookup(entry.stem), yamlfast.Emitted)
+    assert entry.stat().st_mtime > 1000

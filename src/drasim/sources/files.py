@@ -471,21 +471,19 @@ def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, 
 
 # RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes, which tries every offset.
 _DEEP_PREFIX = re2.compile(r"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)  # noqa: UP031
-
-
 _DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
-_BRACKETS, _BRACKETS_UTF8 = ("[", "{", "{}", "[]"), (b"[", b"{", b"{}", b"[]")
+_BRACKETS, _BRACKETS_UTF8 = ("[", "{", "[]", "{}"), (b"[", b"{", b"[]", b"{}")
 
 
 def _check_depth(text: str, *, source: str, encoded: bytes | None = None) -> None:
     """`InputError` when the text nests deeper than `MAX_DEPTH`. `encoded`: the text as UTF-8 when the caller
     has it (RE2 reads bytes as they are; a str it encodes first)."""
     scan: Any = text if encoded is None else encoded
-    opener, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
+    bracket, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
     deep_prefix = (_DEEP_PREFIX if encoded is None else _DEEP_PREFIX_UTF8).search(scan)
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
-    opened = scan.count(opener) + scan.count(brace)
+    opened = scan.count(bracket) + scan.count(brace)
     empty = scan.count(empty_list) + scan.count(empty_map) if opened > MAX_DEPTH else 0  # most texts: never counted
     if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return

@@ -31,6 +31,7 @@ MIN_BYTES = 1 << 20  # smaller inputs parse in under 0.15 CPU-s: not worth a fil
 MAX_TOTAL_BYTES = 1 << 30  # oldest entries (by last use) go beyond this
 # The largest entry read back: twice the largest input (files.MAX_FILE_BYTES, 256 MiB); msgpack of parsed YAML
 # is no bigger than its text, so only a damaged or planted entry is refused (then the input is parsed).
+# rapidyaml's indented JSON may be bigger (1.8x for a fleet): larger JSON is not stored.
 MAX_ENTRY_BYTES = 1 << 29
 FORMAT = 3
 # An entry's body after its checksum line: msgpack of the documents (an array: never these first bytes), or one
@@ -80,14 +81,15 @@ def lookup(key: str) -> list[Any] | Emitted | None:
         if line < 0 or hashlib.sha256(body).hexdigest().encode() != blob[:line]:
             return None
         if body[:1] in (_JSON_STREAM, _JSON_DOCUMENT):
-            return Emitted(body[1:], stream=body[:1] == _JSON_STREAM)
-        with gc_paused():  # millions of containers, no cycles: collections would walk them all
-            docs = msgspec.msgpack.decode(body)
+            docs: Any = Emitted(body[1:], stream=body[:1] == _JSON_STREAM)
+        else:
+            with gc_paused():  # millions of containers, no cycles: collections would walk them all
+                docs = msgspec.msgpack.decode(body)
     except (OSError, InputError, msgspec.DecodeError, RecursionError):  # RecursionError: nested past the stack
         return None
     with contextlib.suppress(OSError):  # a read-only cache still serves
         os.utime(path)  # last use, for pruning
-    return docs if isinstance(docs, list) else None
+    return docs if isinstance(docs, (list, Emitted)) else None
 
 
 def store(key: str, docs: list[Any]) -> None:
@@ -101,7 +103,8 @@ def store(key: str, docs: list[Any]) -> None:
 
 def store_json(key: str, data: bytes | bytearray | memoryview, *, stream: bool) -> None:
     """Keep rapidyaml's JSON of a text (`yamlfast.Emitted`, clean: no key set twice) under `key`."""
-    _write(key, [_JSON_STREAM if stream else _JSON_DOCUMENT, data])
+    if len(data) < MAX_ENTRY_BYTES - 100:  # the checksum line and the tag: what `lookup` reads back
+        _write(key, [_JSON_STREAM if stream else _JSON_DOCUMENT, data])
 
 
 def _write(key: str, body: list[bytes | bytearray | memoryview]) -> None:
