@@ -11,27 +11,17 @@ import msgspec
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes
+from decode_summary import summary
+from drasim.api.decode import decode_documents, decode_json_bytes
 from drasim.api.encode import encode_object
 from drasim.errors import InputError
 from fuzz_inputs import MANIFESTS, docs_of, mutate_tree
 from hypothesis_budget import examples
 
 
-def _summary(result: DecodeResult) -> dict[str, Any]:
-    return {
-        "objects": [(type(o).__name__, encode_object(o)) for o in result.objects],
-        "api_versions": result.api_versions,
-        "warnings": result.warnings,
-        "unserved": result.unserved,
-        "errors": [(e.message, e.source, e.obj, e.path) for e in result.errors],
-        "own": result.own,
-    }
-
-
 def _outcome(decode: Any) -> Any:
     try:
-        return _summary(decode())
+        return summary(decode())
     except InputError as err:
         return ("error", err.message, err.source, err.obj, err.path)
 

@@ -8,7 +8,7 @@ import gc
 import re
 import types
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +21,8 @@ from drasim.api.meta import INT32_MIN, INT64_MIN
 from drasim.api.quantity import quantity_dec_hook
 from drasim.errors import InputError
 
-__all__ = ["DecodeResult", "decode_as", "decode_documents", "decode_json_bytes", "decode_object", "gc_paused",
-           "kind_type"]
+__all__ = ["DecodeResult", "decode_as", "decode_documents", "decode_json_bytes", "decode_json_documents",
+           "decode_object", "gc_paused", "kind_type"]
 
 RESOURCE_GROUP = "resource.k8s.io"
 # Versions of the other groups drasim reads; everything else is skipped with a warning.
@@ -147,20 +147,25 @@ def decode_documents(docs: Iterable[Any], *, source: str, label: str | None = No
 
 def _decode_all(result: DecodeResult, docs: list[Any], *, source: str, label: str | None) -> None:
     for i, doc in enumerate(docs):
-        if doc is None:
-            continue
-        named = isinstance(doc, dict) and not _is_list(doc) and _name_of(doc)
-        if label is not None:
-            where: str | None = f"{label}[{i}]"
-        else:
-            where = f"document {i + 1}" if len(docs) > 1 and not named else None
-        failed, owned = len(result.errors), len(result.own)
-        _decode_into(result, doc, source=source, where=where)
-        if len(docs) > 1 and label is None:
-            for err in result.errors[failed:]:  # name the document of a stream even when the object has a name
-                if not (err.obj or "").startswith("document "):
-                    err.obj = _join(f"document {i + 1}", err.obj or "")
-            result.own[owned:] = [(f"document {i + 1}", d) for _, d in result.own[owned:]]
+        _decode_nth(result, doc, i, len(docs), source=source, label=label)
+
+
+def _decode_nth(result: DecodeResult, doc: Any, i: int, count: int, *, source: str, label: str | None) -> None:
+    """Decode document `i` of `count` (a stream's), naming it in errors as `decode_documents` says."""
+    if doc is None:
+        return
+    named = isinstance(doc, dict) and not _is_list(doc) and _name_of(doc)
+    if label is not None:
+        where: str | None = f"{label}[{i}]"
+    else:
+        where = f"document {i + 1}" if count > 1 and not named else None
+    failed, owned = len(result.errors), len(result.own)
+    _decode_into(result, doc, source=source, where=where)
+    if count > 1 and label is None:
+        for err in result.errors[failed:]:  # name the document of a stream even when the object has a name
+            if not (err.obj or "").startswith("document "):
+                err.obj = _join(f"document {i + 1}", err.obj or "")
+        result.own[owned:] = [(f"document {i + 1}", d) for _, d in result.own[owned:]]
 
 
 def _decode_into(result: DecodeResult, doc: Any, *, source: str, where: str | None) -> None:
@@ -252,6 +257,25 @@ def decode_json_bytes(data: bytes, *, source: str, keep_going: bool = False) -> 
         # msgspec < 0.20 lets invalid UTF-8 in a string escape as Python's error; newer releases raise this
         # DecodeError text, so the answer is the same under every msgspec the bounds allow.
         raise InputError("invalid JSON: Invalid UTF-8 encoded string", source=source) from None
+    return result
+
+
+def decode_json_documents(data: bytes | bytearray | memoryview, *, stream: bool, source: str,
+                          load: Callable[[bytes], Any], keep_going: bool = False) -> DecodeResult:
+    """`decode_documents` of a stream's documents written as JSON (an array of them when `stream`, else the one
+    document): a document whose first bytes name the apiVersion and kind of a v1/v1beta2 kind drasim models
+    goes straight to its typed decoder, any other (or one the decoder rejects) is read by `load` (the stream's
+    own scalar rules) and decoded as a dict, with the same names in errors. Raises `msgspec.DecodeError` when
+    `data` is not JSON."""
+    result = DecodeResult(keep_going=keep_going)
+    with gc_paused():
+        raws = _raw_array_decoder.decode(data) if stream else [msgspec.Raw(memoryview(data))]
+        for i, raw in enumerate(raws):
+            envelope = _ENVELOPE.match(bytes(memoryview(raw)[:_ENVELOPE_PEEK]))
+            if envelope is not None and not envelope.group(2).endswith(b"List") and _typed_item(
+                    result, raw, envelope.group(1).decode(), envelope.group(2).decode()):
+                continue
+            _decode_nth(result, load(bytes(memoryview(raw))), i, len(raws), source=source, label=None)
     return result
 
 

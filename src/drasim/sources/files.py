@@ -5,11 +5,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import json as json_module
 import os
 import re
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -17,11 +18,11 @@ import re2
 import yaml
 
 from drasim import __version__
-from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes, gc_paused
+from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes, decode_json_documents, gc_paused
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache, yamlfast, yamlscalars
-from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates
+from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, duplicate_keys
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "check_json_depth",
@@ -204,26 +205,76 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
     elif json:
         check_json_depth(data, source=source)
         return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
+    return _load_yaml(data, source=source, budget=budget, keep_going=keep_going)
+
+
+def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_going: bool) -> DecodeResult:
+    """A YAML input's objects. Read by rapidyaml (see `yamlfast`), its JSON goes through the typed decoders of
+    the JSON input (no dicts in between) when JSON reads its numbers as YAML does and no key is set twice;
+    anything else is read into documents as `_parse` reads them and decoded from those."""
+    key = _cache_key(data)
+    cached = parsecache.lookup(key) if key is not None else None
+    if isinstance(cached, yamlfast.Emitted):
+        return _decode_emitted(cached, source, keep_going)
     syntax: list[InputError] | None = [] if keep_going else None
-    docs = _parse_cached(data, source=source, budget=budget, syntax_errors=syntax)
-    result = _guard_depth(lambda: decode_documents(docs, source=source, keep_going=keep_going), source)
+    if cached is None:
+        text = decode_text(data, source=source)
+        emitted = _emit(text, source, data)
+        if emitted is not None and _typed_ready(emitted):
+            if key is not None:
+                parsecache.store_json(key, emitted.json, stream=emitted.stream)
+            return _decode_emitted(emitted, source, keep_going)
+        cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
+                             syntax_errors=syntax, key=key)
+    result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
     result.errors += syntax or []
     return result
+
+
+def _typed_ready(emitted: yamlfast.Emitted) -> bool:
+    """Whether no key of rapidyaml's JSON is set twice and JSON reads every bare number as YAML 1.1 does (one
+    pass, the numbers checked by the parser's hooks: a scan of the text for them cost twenty times more)."""
+    try:
+        return not duplicate_keys(emitted.json, number=yamlfast.json_number)
+    except ValueError:  # such a number, or not the JSON the emitter should write (the documents' path declines)
+        return False
+
+
+def _decode_emitted(emitted: yamlfast.Emitted, source: str, keep_going: bool) -> DecodeResult:
+    def load(raw: bytes) -> Any:  # a document the typed decoders do not take, with YAML 1.1's numbers
+        return json_module.loads(raw, parse_int=_plain, parse_float=_plain, parse_constant=_plain)
+
+    return _guard_depth(lambda: decode_json_documents(emitted.json, stream=emitted.stream, source=source, load=load,
+                                                      keep_going=keep_going), source)
+
+
+def _cache_key(data: bytes) -> str | None:
+    """The parse cache's key for the bytes, or None when they are too small to be worth an entry."""
+    if len(data) < parsecache.MIN_BYTES:
+        return None
+    return parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
+                                      f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
 
 
 def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
                   syntax_errors: list[InputError] | None) -> list[Any]:
     """`parse_yaml` of the bytes, through the parse cache when they are big enough to be worth it."""
-    key = None
-    if len(data) >= parsecache.MIN_BYTES:
-        key = parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
-                                         f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
-        cached = parsecache.lookup(key)
-        if cached is not None:
-            return cached
+    key = _cache_key(data)
+    cached = parsecache.lookup(key) if key is not None else None
+    if isinstance(cached, yamlfast.Emitted):
+        cached = yamlfast.documents(cached, _plain)  # stored only when clean: None only if it was changed
+    if cached is not None:
+        return cached
+    text = decode_text(data, source=source)
+    return _parse_kept(lambda: _parse(text, source=source, budget=budget, syntax_errors=syntax_errors),
+                       syntax_errors=syntax_errors, key=key)
+
+
+def _parse_kept(parse: Callable[[], tuple[list[Any], bool]], *, syntax_errors: list[InputError] | None,
+                key: str | None) -> list[Any]:
+    """The documents of `parse` (`_parse`), kept in the parse cache under `key` when they are plain and clean."""
     errors_before = len(syntax_errors) if syntax_errors is not None else 0
-    docs, plain = _parse(decode_text(data, source=source), source=source, budget=budget,
-                         syntax_errors=syntax_errors)
+    docs, plain = parse()
     clean = syntax_errors is None or len(syntax_errors) == errors_before
     if key is not None and plain and clean:
         parsecache.store(key, docs)
@@ -319,6 +370,7 @@ def _decode_json(data: bytes, source: str, keep_going: bool = False) -> DecodeRe
 _BaseLoader, _Loader = yamlscalars.BaseLoader, yamlscalars.Loader
 _ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 _STR, _SEQ, _MAP = yamlscalars.STR, yamlscalars.SEQ, yamlscalars.MAP
+_plain = yamlscalars.plain_scalar
 
 
 # An alias can only expand something when the text has both an anchor and an alias; checking the node graph
@@ -360,10 +412,29 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
            syntax_errors: list[InputError] | None) -> tuple[list[Any], bool]:
     """`parse_yaml`, and whether its documents are plain data (no aliases, every document plain: see
     `_construct`), so that the parse cache may keep them."""
-    budget = budget if budget is not None else AliasBudget()
-    _check_depth(text, source=source)
+    return _parse_emitted(text, _emit(text, source), source=source, budget=budget, syntax_errors=syntax_errors)
+
+
+def _emit(text: str, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
+    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`).
+    `data`: the bytes the text was decoded from, used as its UTF-8 when they are ASCII (no byte order mark)."""
+    try:
+        encoded: bytes | None = data if data is not None and data.isascii() else text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
+        encoded = None
+    _check_depth(text, source=source, encoded=encoded)
+    if encoded is None:
+        return None
     with gc_paused():
-        fast = yamlfast.read_documents(text, yamlscalars.plain_scalar, yaml.reader.Reader.NON_PRINTABLE)
+        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE, encoded=encoded)
+
+
+def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, budget: AliasBudget | None,
+                   syntax_errors: list[InputError] | None) -> tuple[list[Any], bool]:
+    """`_parse` of a text whose depth is checked, `emitted` its rapidyaml JSON (None: declined)."""
+    budget = budget if budget is not None else AliasBudget()
+    with gc_paused():
+        fast = yamlfast.documents(emitted, _plain) if emitted is not None else None
     if fast is not None:  # the plain common case, read as below would (no alias: plain data)
         return fast, True
     check_aliases = _has_marker(text, _ANCHOR_RE) and _has_marker(text, _ALIAS_RE)
@@ -400,14 +471,20 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
 
 # RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes, which tries every offset.
 _DEEP_PREFIX = re2.compile(r"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)  # noqa: UP031
+_DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
+_BRACKETS, _BRACKETS_UTF8 = ("[", "{", "[]", "{}"), (b"[", b"{", b"[]", b"{}")
 
 
-def _check_depth(text: str, *, source: str) -> None:
-    deep_prefix = _DEEP_PREFIX.search(text)
+def _check_depth(text: str, *, source: str, encoded: bytes | None = None) -> None:
+    """`InputError` when the text nests deeper than `MAX_DEPTH`. `encoded`: the text as UTF-8 when the caller
+    has it (RE2 reads bytes as they are; a str it encodes first)."""
+    scan: Any = text if encoded is None else encoded
+    bracket, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
+    deep_prefix = (_DEEP_PREFIX if encoded is None else _DEEP_PREFIX_UTF8).search(scan)
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
-    opened = text.count("[") + text.count("{")
-    empty = text.count("{}") + text.count("[]") if opened > MAX_DEPTH else 0  # most texts: never counted
+    opened = scan.count(bracket) + scan.count(brace)
+    empty = scan.count(empty_list) + scan.count(empty_map) if opened > MAX_DEPTH else 0  # most texts: never counted
     if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
     try:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json as json_module
 import re
+from collections.abc import Callable
 from typing import Any
 
 from drasim.api.decode import gc_paused
 from drasim.errors import InputError
 
-__all__ = ["JSON_TOKEN", "check_json_duplicates"]
+__all__ = ["JSON_TOKEN", "check_json_duplicates", "duplicate_keys"]
 
 # A JSON string (group 1: the colon that makes it a key) or a bracket: what the error paths walk to find a place.
 JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
@@ -29,19 +30,27 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> None:
 
 def check_json_duplicates(data: bytes, *, source: str) -> None:
     """`InputError` for a key set twice in one JSON object, with both lines, as Kubernetes' strict decoding
-    refuses it (msgspec, like Go's encoding/json, would keep the last one silently). Costs a second parse
-    in C (about 5 ms per MB, with the cyclic collector paused: the parse allocates millions of tuples);
-    only keys matter, so numbers are never converted and objects never built."""
+    refuses it (msgspec, like Go's encoding/json, would keep the last one silently)."""
     try:
-        with gc_paused():
-            json_module.loads(data, object_pairs_hook=_unique_keys, parse_int=len, parse_float=len,
-                              parse_constant=len)
-    except _DuplicateKey:
-        raise _locate_duplicate(data.decode("utf-8", "replace"), source) from None
+        duplicated = duplicate_keys(data)
     except ValueError:  # malformed in a way msgspec accepted (it parsed first): nothing to add
         return
+    if duplicated:
+        raise _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
+def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[str], Any] = len) -> bool:
+    """Whether some object of the JSON sets a key twice (ValueError if it is malformed). Costs a second parse
+    in C (about 5 ms per MB, with the cyclic collector paused: the parse allocates millions of tuples);
+    only keys matter, so objects are never built and numbers only handed to `number` (it may raise)."""
+    text = bytes(data) if isinstance(data, memoryview) else data  # json reads bytes and bytearrays only
+    try:
+        with gc_paused():
+            json_module.loads(text, object_pairs_hook=_unique_keys, parse_int=number, parse_float=number,
+                              parse_constant=number)
+    except _DuplicateKey:
+        return True
+    return False
 
 
 def _locate_duplicate(text: str, source: str) -> InputError:

@@ -8,7 +8,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import re2
 import yaml
@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim runs; without it: the full loader
     ryml = None
 
-__all__ = ["available", "read_documents"]
+__all__ = ["Emitted", "available", "documents", "emit", "json_number", "read_documents"]
 
 _STDERR_LOCK = threading.Lock()
 _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
@@ -42,13 +42,15 @@ _BOUNDARY = rb"(?:\A|\n|[\[{,]|: |- )"  # where a node may start (then spaces)
 # line of its own (a whole document's may have lines at column 0, where the two read `---` and `#` apart).
 # Outside comments and quoted or block scalars (see `_in_text`): (2) tags, anchors, aliases, reserved
 # indicators, merge keys, complex keys (in flow context `?` starts one even before a non-space: rapidyaml
-# reads `[?x]` as a string); (3) plain scalars that may read other than as a string where JSON would not
-# (each checked with `plain`), and keys that may read other than as a string (JSON keys are always strings);
-# (4) a number, `true`, `false` or `null` that is a flow mapping's key without a value (`{a: 1, 2}`).
+# reads `[?x]` as a string), plain `nan`, `inf`, `infinity` (strings in YAML 1.1; rapidyaml 0.15's JSON
+# emitter writes them as ".nan", ".inf", or bare with a sign); (3) plain scalars that may read other than as
+# a string where JSON would not (each checked with `plain`), and keys that may read other than as a string
+# (JSON keys are always strings); (4) a number, `true`, `false` or `null` that is a flow mapping's key
+# without a value (`{a: 1, 2}`).
 _CANDIDATE = re2.compile(
     rb"(\t|\r(?:[^\n]|\z)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\A|\n)%|\\(?:u|U0000)[dD][89a-fA-F]"
     rb"|\\\r?\n *\r?\n|(?:\A|\n) *(?:--- +)?[|>])"
-    rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<)|"
+    rb"|" + _BOUNDARY + rb" *(?:([!&*@`?]|<<|[-+]?(?:nan|inf|infinity)(?:[\s,\]}]|:\s|\z))|"
     rb"(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|Null|NULL)\b|~|="
     rb"|[-+]?\.[0-9a-zA-Z]|\+[0-9.]|-?0[0-7_]+(?:[\s,\]}]|:\s|\z)|-?0[0-9_]+\.|-?0[bx]|-?[0-9]+_"
     rb"|-?[0-9][0-9_]*\.(?:[^0-9]|\z)|-?[0-9][0-9_]*\.[0-9]*_"
@@ -73,32 +75,71 @@ def available() -> bool:
     return ryml is not None
 
 
+class Emitted(NamedTuple):
+    """A text's documents as rapidyaml's JSON: an array of them when `stream`, else the one document."""
+
+    json: bytes | bytearray | memoryview
+    stream: bool
+
+
 def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str]) -> list[Any] | None:
     """The documents of `text` as the full loader reads them, or None when the text is not the plain common
     case (see above) and the full loader must read it. `plain`: the full loader's value of a plain scalar
     (raises ValueError for one it cannot build); `non_printable`: characters YAML forbids (non-ASCII texts)."""
+    emitted = emit(text, plain, non_printable)
+    return None if emitted is None else documents(emitted, plain)
+
+
+def emit(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str], *,
+         encoded: bytes | None = None) -> Emitted | None:
+    """rapidyaml's JSON of `text` (`encoded`: as UTF-8, when the caller has it) when it is the plain common case
+    (see above; keys set twice not checked yet), else None. Written into a buffer sized first: a third of the
+    time of building it as a str."""
     if ryml is None:
         return None
     if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
         return None
     try:
-        data = text.encode("utf-8")
+        data = encoded if encoded is not None else text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
         return None
     if _unusual(data, plain) or not _libyaml_accepts(data):
         return None
     try:
-        with _quiet_stderr():
+        with _quiet_stderr():  # the emitter prints its errors too (a tree deeper than it goes)
             tree = ryml.parse_in_arena(data)
-        root = tree.root_id()
-        if tree.type(root) == ryml.NOTYPE:
-            return []  # no document: empty, or comments only
-        # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
-        docs = json.loads(ryml.emit_json(tree, root), object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
-                          parse_constant=plain)
-        return docs if tree.is_stream(root) else [docs]
-    except (ryml.ExceptionBasic, ValueError, TypeError, yaml.YAMLError, _Declined):
+            root = tree.root_id()
+            if tree.type(root) == ryml.NOTYPE:
+                return Emitted(b"[]", stream=True)  # no document: empty, or comments only
+            # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
+            buffer = bytearray(ryml.compute_json_length(tree, root))
+            if len(ryml.emit_json_in_place(tree, buffer, root)) != len(buffer):
+                return None
+        return Emitted(buffer, stream=tree.is_stream(root))
+    except ryml.ExceptionBasic:
         return None
+
+
+def documents(emitted: Emitted, plain: Callable[[str], Any]) -> list[Any] | None:
+    """The documents of rapidyaml's JSON, numbers read by `plain`; None when a key is set twice (or the JSON
+    is not what the emitter should write): the full loader reports that with its lines."""
+    try:
+        text = emitted.json if not isinstance(emitted.json, memoryview) else bytes(emitted.json)
+        docs = json.loads(text, object_pairs_hook=_unique, parse_int=plain, parse_float=plain,
+                          parse_constant=plain)
+    except (ValueError, TypeError, yaml.YAMLError, _Declined):
+        return None
+    return docs if emitted.stream else [docs]
+
+
+def json_number(text: str) -> int:
+    """The length of a number rapidyaml wrote bare, as a JSON parser's number hook; ValueError when JSON reads
+    it other than YAML 1.1 does: an exponent (YAML 1.1 wants a dot and a signed exponent, else it is a
+    string; all exponents are refused, the documents' path decides) or more digits than 64 bits surely hold
+    (Go's YAML makes a float of an integer beyond them)."""
+    if len(text.lstrip("-")) > 18 or "e" in text or "E" in text:
+        raise ValueError(text)
+    return len(text)
 
 
 def _unusual(data: bytes, plain: Callable[[str], Any]) -> bool:
