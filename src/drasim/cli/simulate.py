@@ -105,11 +105,12 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                                              f"{where or 'the bundled demo'}"), what="--report")
         # On stderr: stdout stays the table or the -o document.
         click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
-    lines = pod_lines(result)
+    machine = output not in ("table", "wide")
+    # The documents of -o json|yaml|name read no claim lines (they print the claims themselves).
+    lines = pod_lines(result, claims=not machine)
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
     rejected = inputs.rejection_lines()
-    machine = output not in ("table", "wide")
     if rejected and machine:
         for line in rejected:
             click.echo(f"rejected at admission: {line}", err=True)

@@ -169,8 +169,9 @@ def mix_label(claims: list[ClaimLine]) -> str:
     return " + ".join(sorted({a for c in claims for a in c.alternatives})) or "no devices"
 
 
-def pod_lines(result: SimulationResult) -> list[PodLine]:
-    """One line per pod that existed in the simulation, sorted by namespace and name."""
+def pod_lines(result: SimulationResult, *, claims: bool = True) -> list[PodLine]:
+    """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
+    each line's `claims` empty (what `simulate -o json|yaml` prints does not read them)."""
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
@@ -194,11 +195,14 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
         elif pod.spec.node_name and record.higher_on:
             line.higher_on = record.higher_on
         if record.last is not None and record.last.ranking is not None:
-            line.scores = [(s.node, s.total) for s in record.last.top_scores(3)]
-            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.top_scores(SCORES_KEPT)]
+            # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
+            top = record.last.top_scores(max(3, SCORES_KEPT))
+            line.scores = [(s.node, s.total) for s in top[:3]]
+            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
-        line.claims = claim_lines(state, pod)
+        if claims:
+            line.claims = claim_lines(state, pod)
         lines.append(line)
     return lines
 
