@@ -180,21 +180,18 @@ def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, i
             sep = b","
         yield b"]}"
         return
-    # msgspec.json.format of the whole List, item by item: every item is indented two levels deeper (raw
-    # newlines occur only between tokens: JSON strings escape theirs).
-    pad = b" " * (2 * indent)
-    nl = b"\n" + pad
+    # msgspec.json.format of the whole List, a batch at a time: formatted inside two arrays, the batch's
+    # items are two levels deep as the List's items are, so the text between those arrays' brackets is theirs.
+    top = b" " * indent
+    head, tail = b"[\n" + top + b"[\n", b"\n" + top + b"]\n]"
     first = True
     for group in _batched(parts, batch):
-        body = (b",\n" + pad).join(msgspec.json.format(p, indent=indent).replace(b"\n", nl) for p in group)
+        body = msgspec.json.format(b"[[" + b",".join(group) + b"]]", indent=indent)[len(head):-len(tail)]
         if first:
-            top = b" " * indent
-            yield (b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n'
-                   + pad + body)
+            yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n' + body
             first = False
         else:
-            yield b",\n" + pad + body
-    top = b" " * indent
+            yield b",\n" + body
     if first:
         yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": []\n}'
     else:
