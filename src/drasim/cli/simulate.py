@@ -171,13 +171,21 @@ def _breakdown(lines: list[PodLine], out: TextOut) -> None:
     scored = [line for line in lines if line.score_plugins]
     if not scored:
         return
-    plugins: list[str] = []
+    names: dict[str, None] = {}  # the plugins in the order first seen
     for line in scored:
         for _node, _total, by_plugin in line.score_plugins[:3]:
-            plugins += [p for p in by_plugin if p not in plugins]
-    rows = [[f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
-             *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins)]
-            for line in scored for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3])]
+            names.update(dict.fromkeys(by_plugin))
+    plugins = list(names)
+    # Nodes of one score class, and pods with equal scores, print the same plugin cells: made once.
+    cells: dict[tuple[tuple[str, int], ...], list[str]] = {}
+    rows: list[list[str]] = []
+    for line in scored:
+        for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3]):
+            scores = tuple(by_plugin.items())
+            row = cells.get(scores)
+            if row is None:
+                row = cells[scores] = [str(by_plugin[p]) if p in by_plugin else "-" for p in plugins]
+            rows.append([f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total), *row])
     out.line("\nScores per plugin (top 3 nodes of each pod's last cycle):")
     out.table(["POD", "NODE", "TOTAL", *plugins], rows, no_wrap=["POD", "NODE", "TOTAL", *plugins],
               right=["TOTAL", *plugins])

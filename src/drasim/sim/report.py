@@ -175,6 +175,8 @@ def pod_lines(result: SimulationResult, *, claims: bool = True) -> list[PodLine]
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
+    # A workload's replicas have the same one owner reference: its chain is walked once.
+    chains: dict[tuple[str, str, str, bool | None], str] = {}
     for key in sorted(result.pods):
         record = result.pods[key]
         pod = state.pods.get(key)
@@ -188,8 +190,17 @@ def pod_lines(result: SimulationResult, *, claims: bool = True) -> list[PodLine]
             status = "Running"
         else:
             status = "Pending"
+        refs = pod.metadata.owner_references
+        if len(refs) == 1:
+            ref = refs[0]
+            chain_key = (ref.uid, ref.kind, ref.name, ref.controller)
+            workload = chains.get(chain_key)
+            if workload is None:
+                workload = chains[chain_key] = owner_chain(by_uid, pod)
+        else:
+            workload = owner_chain(by_uid, pod) if refs else ""
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=owner_chain(by_uid, pod))
+                       workload=workload)
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         elif pod.spec.node_name and record.higher_on:
