@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from operator import attrgetter
 from typing import Any
 
 from drasim.allocator import DeviceID
@@ -322,21 +323,24 @@ def repeated_events(events: list[Event]) -> list[tuple[Event, int, datetime]]:
 def cluster_events(result: SimulationResult) -> list[EventLine]:
     """The events a real cluster would record, aggregated as the event recorder does, oldest first."""
     lines: list[EventLine] = []
-    for event, count, last in repeated_events(result.events):
+    # drasim's own bookkeeping events (no source) are left out before counting: identical events share
+    # their reason, so leaving them out first changes no count.
+    recorded = [e for e in result.events if e.reason in _SOURCES or e.reason in _WORKLOAD_REASONS]
+    for event, count, last in repeated_events(recorded):
         kind, _, rest = event.object.partition("/")
         namespace, _, name = rest.partition("/") if "/" in rest else ("", "", rest)
         source = _source(event.reason, kind)
         if source is not None:
             lines.append(EventLine(namespace, kind, name, event.kind, event.reason, event.message, source,
                                    event.time, last, count))
-    return sorted(lines, key=lambda e: (e.last, e.first))
+    return sorted(lines, key=attrgetter("last", "first"))
 
 
 def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time)."""
-    uids: dict[tuple[str, str, str], str] = {}
+    pod_uids: dict[tuple[str, str], str] = {}
     for pod in [*result.evicted, *result.state.pods.values()]:
-        uids[("Pod", pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
+        pod_uids[(pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
     out: list[dict[str, object]] = []
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
@@ -346,7 +350,7 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
         first = nanos.get(line.first)
         if first is None:
             first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
-        stamp = _free_stamp(skip, line.name, first)
+        stamp = first if (line.name, first) not in skip else _free_stamp(skip, line.name, first)
         skip[(line.name, stamp)] = stamp + 1
         # Empty fields are left out (an apiVersion only for core kinds, a namespace only where there is one).
         involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
@@ -355,7 +359,7 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
         if line.namespace:
             involved["namespace"] = line.namespace
             meta["namespace"] = line.namespace
-        uid = uids.get((line.kind, line.namespace, line.name))
+        uid = pod_uids.get((line.namespace, line.name)) if line.kind == "Pod" else None
         if uid:
             involved["uid"] = uid
         if not (line.kind and line.name):
