@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -67,12 +67,14 @@ _SHARED_SPEC_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
     PodSpec: tuple((f.name, f.encode_name) for f in msgspec.structs.fields(PodSpec))}
 
 
-def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = ()) -> str:
+def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (),
+                 extra_shared: Collection[int] = ()) -> str:
     """`yaml_documents` of `encode_object` of each object, then the plain `extra` documents: the same text.
 
     Replicas of one template hold parts of it by identity (a claim's spec, a pod's containers:
     controllers.resourceclaim.template_copy); each such part is encoded to one wire value that all its
     holders share, so the YAML writer writes it once per indent and copies the text after that.
+    `extra_shared`: ids of the collections `extra` holds in several places (as mapping values), written so too.
     """
     parts: dict[int, tuple[Any, Any]] = {}  # id of a struct part -> (the part, kept alive; its wire value)
 
@@ -97,6 +99,7 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
                     wire_spec[wire_name] = share(getattr(spec, name), value)
         docs.append(doc)
     shared = {id(wire) for _part, wire in parts.values()}
+    shared.update(extra_shared)
     return dump_all([*docs, *extra], shared)
 
 

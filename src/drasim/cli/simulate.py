@@ -119,9 +119,11 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            extra = extra_documents(result, lines)
+            # Printed and dropped: pods scored alike may hold one scores part, which YAML writes once.
+            shared: set[int] = set()
+            extra = extra_documents(result, lines, shared=shared)
             if output == "yaml":
-                click.echo(yaml_objects(final, extra), nl=False)
+                click.echo(yaml_objects(final, extra, shared), nl=False)
             elif output == "json":
                 # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
                 for chunk in json_list_chunks(final, extra):

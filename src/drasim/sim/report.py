@@ -400,22 +400,53 @@ def final_objects(result: SimulationResult, profile: ReleaseProfile | None = Non
             *evicted]
 
 
-def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None) -> list[dict[str, object]]:
-    """What `simulate -o yaml|json` lists after the objects: the Events and the scores."""
-    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines)]
+def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None, *,
+                    shared: set[int] | None = None) -> list[dict[str, object]]:
+    """What `simulate -o yaml|json` lists after the objects: the Events and the scores (`shared`: as in
+    `scores_document`)."""
+    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines, shared=shared)]
 
 
-def scores_document(lines: list[PodLine]) -> dict[str, object]:
-    """drasim's record of each pod's last scoring: per node the total and the weighted score per plugin."""
+def scores_document(lines: list[PodLine], *, shared: set[int] | None = None) -> dict[str, object]:
+    """drasim's record of each pod's last scoring: per node the total and the weighted score per plugin.
+
+    With `shared` (for a writer that prints the document and drops it), pods scored alike hold one `nodes`
+    list and nodes scored alike one `plugins` dict, and the ids of those held more than once are added to
+    `shared` (`api.encode.yaml_objects` writes each once); without it, every part is a dict of its own.
+    """
     pods = []
+    node_lists: dict[tuple[Any, ...], list[dict[str, object]]] = {}
+    plugin_dicts: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
     for line in lines:
         if not line.score_plugins:
             continue
-        pods.append({"namespace": line.key[0], "name": line.key[1], "nodes": [
-            {"node": node, "total": total, "plugins": dict(sorted(plugins.items()))}
-            for node, total, plugins in line.score_plugins]})
+        if shared is None:
+            nodes = [{"node": node, "total": total, "plugins": dict(sorted(plugins.items()))}
+                     for node, total, plugins in line.score_plugins]
+        else:
+            key = tuple((node, total, tuple(plugins.items())) for node, total, plugins in line.score_plugins)
+            found = node_lists.get(key)
+            if found is None:
+                nodes = node_lists[key] = [{"node": node, "total": total, "plugins": _one(plugin_dicts, by_plugin,
+                                                                                          shared)}
+                                           for node, total, by_plugin in key]
+            else:
+                nodes = found
+                shared.add(id(nodes))
+        pods.append({"namespace": line.key[0], "name": line.key[1], "nodes": nodes})
     return {"apiVersion": "drasim.dev/v1alpha1", "kind": "SchedulingScores", "metadata": {"name": "scores"},
             "pods": pods}
+
+
+def _one(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items: tuple[tuple[str, int], ...],
+         shared: set[int]) -> dict[str, int]:
+    """The plugins dict (sorted by plugin) of these scores, one per distinct set; its id in `shared` once reused."""
+    found = seen.get(items)
+    if found is None:
+        found = seen[items] = dict(sorted(items))
+    else:
+        shared.add(id(found))
+    return found
 
 
 @functools.lru_cache(maxsize=1024)
