@@ -123,7 +123,9 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
             shared: set[int] = set()
             extra = extra_documents(result, lines, shared=shared)
             if output == "yaml":
-                click.echo(yaml_objects(final, extra, shared), nl=False)
+                # As bytes: click would scan a str for terminal colour codes to strip (YAML escapes control
+                # characters, so there are none).
+                click.echo(yaml_objects(final, extra, shared).encode(), nl=False)
             elif output == "json":
                 # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
                 for chunk in json_list_chunks(final, extra):
