@@ -170,9 +170,10 @@ def mix_label(claims: list[ClaimLine]) -> str:
     return " + ".join(sorted({a for c in claims for a in c.alternatives})) or "no devices"
 
 
-def pod_lines(result: SimulationResult, *, claims: bool = True) -> list[PodLine]:
+def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = True) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
-    each line's `claims` empty (what `simulate -o json|yaml` prints does not read them)."""
+    each line's `claims` empty, `scores=False` its `scores` and `score_plugins` (for a caller that does not
+    print them: `simulate -o json|yaml` prints the claims themselves, the table no scores)."""
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
@@ -206,7 +207,7 @@ def pod_lines(result: SimulationResult, *, claims: bool = True) -> list[PodLine]
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         elif pod.spec.node_name and record.higher_on:
             line.higher_on = record.higher_on
-        if record.last is not None and record.last.ranking is not None:
+        if scores and record.last is not None and record.last.ranking is not None:
             # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
             top = record.last.top_scores(max(3, SCORES_KEPT))
             line.scores = [(s.node, s.total) for s in top[:3]]
