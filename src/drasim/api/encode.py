@@ -13,7 +13,6 @@ from drasim.api.core import PodSpec
 from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
 from drasim.api.resource import ResourceClaimSpec
-from drasim.api.yamlemit import dump_all
 
 __all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml",
            "yaml_documents", "yaml_objects"]
@@ -57,6 +56,8 @@ def to_yaml(objs: Iterable[KubeObject]) -> str:
 
 def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
     """Multi-document YAML of wire-form dicts (as `to_yaml` writes objects)."""
+    from drasim.api.yamlemit import dump_all  # only YAML output pays for the writer's import (regexes, PyYAML)
+
     return dump_all(docs)
 
 
@@ -100,6 +101,8 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
         docs.append(doc)
     shared = {id(wire) for _part, wire in parts.values()}
     shared.update(extra_shared)
+    from drasim.api.yamlemit import dump_all
+
     return dump_all([*docs, *extra], shared)
 
 
