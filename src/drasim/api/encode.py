@@ -138,15 +138,25 @@ def object_json(obj: KubeObject) -> bytes:
     dict path.
     """
     cls = type(obj)
-    if cls.__struct_fields__[:2] == ("api_version", "kind") and _pool_as_struct(obj) \
-            and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
+    head = _head(cls)
+    if head is not None and _pool_as_struct(obj) and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
         spec = getattr(obj, "spec", None)
         if spec is None or spec != _empty(spec.__class__):
             raw = _JSON.encode(obj)
             if raw.startswith(b'{"metadata":'):
-                return b'{"apiVersion":' + _JSON.encode(obj.api_version) + b',"kind":' + \
-                    _JSON.encode(obj.kind) + b"," + raw[1:]
+                return head + memoryview(raw)[1:]
     return _JSON.encode(encode_object(obj))
+
+
+@functools.cache
+def _head(cls: Any) -> bytes | None:
+    """`{"apiVersion":...,"kind":...,` of the class's default version and kind, or None when its first fields
+    are not those two with defaults (the struct fast path of `object_json` does not apply)."""
+    fields, defaults = cls.__struct_fields__, cls.__struct_defaults__
+    if fields[:2] != ("api_version", "kind") or len(defaults) != len(fields):  # defaults are the last fields'
+        return None
+    version, kind = cls.__struct_defaults__[:2]
+    return b'{"apiVersion":' + _JSON.encode(version) + b',"kind":' + _JSON.encode(kind) + b","
 
 
 def _pool_as_struct(obj: KubeObject) -> bool:
