@@ -120,9 +120,9 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            # Printed and dropped: pods scored alike may hold one scores part, which YAML writes once.
+            # Printed and dropped: for YAML, pods scored alike hold one scores part, which is written once.
             shared: set[int] = set()
-            extra = extra_documents(result, lines, shared=shared)
+            extra = extra_documents(result, lines, shared=shared if output == "yaml" else None)
             if output == "yaml":
                 # As bytes: click would scan a str for terminal colour codes to strip (YAML escapes control
                 # characters, so there are none).
