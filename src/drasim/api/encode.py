@@ -68,14 +68,24 @@ _SHARED_SPEC_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
     PodSpec: tuple((f.name, f.encode_name) for f in msgspec.structs.fields(PodSpec))}
 
 
+# Wire parts that replicas hold equal though not shared (a workload's labels and owner, the PodScheduled
+# condition, a node's allocation selector), per kind: (parent path, field). Equal ones are written once.
+_EQUAL_PARTS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "Pod": ((("metadata",), "labels"), (("metadata",), "ownerReferences"), (("status",), "conditions")),
+    "ResourceClaim": ((("status", "allocation"), "nodeSelector"),),
+}
+
+
 def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (),
                  extra_shared: Collection[int] = ()) -> str:
     """`yaml_documents` of `encode_object` of each object, then the plain `extra` documents: the same text.
 
     Replicas of one template hold parts of it by identity (a claim's spec, a pod's containers:
     controllers.resourceclaim.template_copy); each such part is encoded to one wire value that all its
-    holders share, so the YAML writer writes it once per indent and copies the text after that.
-    `extra_shared`: ids of the collections `extra` holds in several places (as mapping values), written so too.
+    holders share, so the YAML writer writes it once per indent and copies the text after that. The parts
+    of `_EQUAL_PARTS` are shared the same way among the documents where they are equal: same JSON, same
+    types and order, so the same text. `extra_shared`: ids of the collections `extra` holds in several places
+    (as mapping values), written so too.
     """
     parts: dict[int, tuple[Any, Any]] = {}  # id of a struct part -> (the part, kept alive; its wire value)
 
@@ -86,6 +96,8 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
         parts[id(part)] = (part, wire)
         return wire
 
+    equal: dict[tuple[str, bytes], Any] = {}  # (field, JSON of an equal part) -> the first one, which all hold
+    shared: set[int] = set()
     docs = []
     for obj in objs:
         doc = encode_object(obj)
@@ -98,8 +110,21 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
                 value = wire_spec.get(wire_name)
                 if type(value) in (list, dict) and value:
                     wire_spec[wire_name] = share(getattr(spec, name), value)
+        for path, field in _EQUAL_PARTS.get(obj.kind, ()):
+            parent: Any = doc
+            for step in path:
+                parent = parent.get(step) if type(parent) is dict else None
+            value = parent.get(field) if type(parent) is dict else None
+            if type(value) in (list, dict) and value:
+                key = (field, _JSON.encode(value))
+                found = equal.get(key)
+                if found is None:
+                    equal[key] = value
+                else:
+                    parent[field] = found
+                    shared.add(id(found))
         docs.append(doc)
-    shared = {id(wire) for _part, wire in parts.values()}
+    shared.update(id(wire) for _part, wire in parts.values())
     shared.update(extra_shared)
     from drasim.api.yamlemit import dump_all
 
