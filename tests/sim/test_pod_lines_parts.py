@@ -1,4 +1,5 @@
-"""`pod_lines` without claims or scores (what some outputs skip) is the full lines with those parts empty."""
+"""`pod_lines` without claims, scores or node selectors (what some outputs skip) is the full lines with those
+parts empty."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def test_lines_without_parts_are_the_full_lines_without_them() -> None:
     assert pod_lines(result, claims=False) == [dataclasses.replace(line, claims=[]) for line in full]
     assert pod_lines(result, scores=False) == [dataclasses.replace(line, scores=[], score_plugins=[])
                                                for line in full]
+    assert any(c.node_selector for line in full for c in line.claims)
+    assert pod_lines(result, selectors=False) == [
+        dataclasses.replace(line, claims=[dataclasses.replace(c, node_selector="") for c in line.claims])
+        for line in full]
     # The workload of each pod is its owner chain (walked once per owner reference, not once per pod).
     by_uid = workloads_by_uid(result.state)
     workloads = {line.key: line.workload for line in full}

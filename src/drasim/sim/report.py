@@ -124,9 +124,9 @@ def _charged(pod: Pod) -> dict[str, str]:
     return out
 
 
-def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
+def claim_lines(state: ClusterState, pod: Pod, *, selectors: bool = True) -> list[ClaimLine]:
     """The pod's claims (and its extended-resource claim) with the alternatives and devices allocated, and
-    what each charges the node."""
+    what each charges the node; `selectors=False` leaves `node_selector` empty."""
     key = key_of(pod)
     charged = _charged(pod)
     out: list[ClaimLine] = []
@@ -141,7 +141,7 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
             claim=f"{claim.metadata.namespace or 'default'}/{claim.metadata.name}",
             alternatives=sorted({r.request for r in results}),
             devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
-            node_selector=_selector_text(claim.status),
+            node_selector=_selector_text(claim.status) if selectors else "",
             node_resources=charged.get(claim.metadata.name, ""),
         ))
     ext = pod.status.extended_resource_claim_status if pod.status else None
@@ -170,10 +170,12 @@ def mix_label(claims: list[ClaimLine]) -> str:
     return " + ".join(sorted({a for c in claims for a in c.alternatives})) or "no devices"
 
 
-def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = True) -> list[PodLine]:
+def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = True,
+              selectors: bool = True) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
-    each line's `claims` empty, `scores=False` its `scores` and `score_plugins` (for a caller that does not
-    print them: `simulate -o json|yaml` prints the claims themselves, the table no scores)."""
+    each line's `claims` empty, `scores=False` its `scores` and `score_plugins`, `selectors=False` its claims'
+    `node_selector` (for a caller that does not print them: `simulate -o json|yaml` prints the claims
+    themselves, the table no scores and no node selectors)."""
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
@@ -215,7 +217,7 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
         if claims:
-            line.claims = claim_lines(state, pod)
+            line.claims = claim_lines(state, pod, selectors=selectors)
         lines.append(line)
     return lines
 
