@@ -180,7 +180,7 @@ def _head(cls: Any) -> bytes | None:
     fields, defaults = cls.__struct_fields__, cls.__struct_defaults__
     if fields[:2] != ("api_version", "kind") or len(defaults) != len(fields):  # defaults are the last fields'
         return None
-    version, kind = cls.__struct_defaults__[:2]
+    version, kind = defaults[:2]
     return b'{"apiVersion":' + _JSON.encode(version) + b',"kind":' + _JSON.encode(kind) + b","
 
 

@@ -430,18 +430,18 @@ def scores_document(lines: list[PodLine], *, shared: set[int] | None = None) -> 
             key = tuple((node, total, tuple(plugins.items())) for node, total, plugins in line.score_plugins)
             found = node_lists.get(key)
             if found is None:
-                nodes = node_lists[key] = [{"node": node, "total": total, "plugins": _one(plugin_dicts, by_plugin,
-                                                                                          shared)}
-                                           for node, total, by_plugin in key]
+                found = node_lists[key] = [
+                    {"node": node, "total": total, "plugins": _plugins_once(plugin_dicts, items, shared)}
+                    for node, total, items in key]
             else:
-                nodes = found
-                shared.add(id(nodes))
+                shared.add(id(found))
+            nodes = found
         pods.append({"namespace": line.key[0], "name": line.key[1], "nodes": nodes})
     return {"apiVersion": "drasim.dev/v1alpha1", "kind": "SchedulingScores", "metadata": {"name": "scores"},
             "pods": pods}
 
 
-def _one(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items: tuple[tuple[str, int], ...],
+def _plugins_once(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items: tuple[tuple[str, int], ...],
          shared: set[int]) -> dict[str, int]:
     """The plugins dict (sorted by plugin) of these scores, one per distinct set; its id in `shared` once reused."""
     found = seen.get(items)
