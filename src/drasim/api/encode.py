@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -13,7 +13,6 @@ from drasim.api.core import PodSpec
 from drasim.api.kinds import KubeObject
 from drasim.api.quantity import quantity_enc_hook
 from drasim.api.resource import ResourceClaimSpec
-from drasim.api.yamlemit import dump_all
 
 __all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml",
            "yaml_documents", "yaml_objects"]
@@ -57,6 +56,8 @@ def to_yaml(objs: Iterable[KubeObject]) -> str:
 
 def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
     """Multi-document YAML of wire-form dicts (as `to_yaml` writes objects)."""
+    from drasim.api.yamlemit import dump_all  # only YAML output pays for the writer's import (regexes, PyYAML)
+
     return dump_all(docs)
 
 
@@ -67,12 +68,24 @@ _SHARED_SPEC_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
     PodSpec: tuple((f.name, f.encode_name) for f in msgspec.structs.fields(PodSpec))}
 
 
-def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = ()) -> str:
+# Wire parts that replicas hold equal though not shared (a workload's labels and owner, the PodScheduled
+# condition, a node's allocation selector), per kind: (parent path, field). Equal ones are written once.
+_EQUAL_PARTS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "Pod": ((("metadata",), "labels"), (("metadata",), "ownerReferences"), (("status",), "conditions")),
+    "ResourceClaim": ((("status", "allocation"), "nodeSelector"),),
+}
+
+
+def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (),
+                 extra_shared: Collection[int] = ()) -> str:
     """`yaml_documents` of `encode_object` of each object, then the plain `extra` documents: the same text.
 
     Replicas of one template hold parts of it by identity (a claim's spec, a pod's containers:
     controllers.resourceclaim.template_copy); each such part is encoded to one wire value that all its
-    holders share, so the YAML writer writes it once per indent and copies the text after that.
+    holders share, so the YAML writer writes it once per indent and copies the text after that. The parts
+    of `_EQUAL_PARTS` are shared the same way among the documents where they are equal: same JSON, same
+    types and order, so the same text. `extra_shared`: ids of the collections `extra` holds in several places
+    (as mapping values), written so too.
     """
     parts: dict[int, tuple[Any, Any]] = {}  # id of a struct part -> (the part, kept alive; its wire value)
 
@@ -83,6 +96,8 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
         parts[id(part)] = (part, wire)
         return wire
 
+    equal: dict[tuple[str, bytes], Any] = {}  # (field, JSON of an equal part) -> the first one, which all hold
+    shared: set[int] = set()
     docs = []
     for obj in objs:
         doc = encode_object(obj)
@@ -95,8 +110,24 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
                 value = wire_spec.get(wire_name)
                 if type(value) in (list, dict) and value:
                     wire_spec[wire_name] = share(getattr(spec, name), value)
+        for path, field in _EQUAL_PARTS.get(obj.kind, ()):
+            parent: Any = doc
+            for step in path:
+                parent = parent.get(step) if type(parent) is dict else None
+            value = parent.get(field) if type(parent) is dict else None
+            if type(value) in (list, dict) and value:
+                key = (field, _JSON.encode(value))
+                found = equal.get(key)
+                if found is None:
+                    equal[key] = value
+                else:
+                    parent[field] = found
+                    shared.add(id(found))
         docs.append(doc)
-    shared = {id(wire) for _part, wire in parts.values()}
+    shared.update(id(wire) for _part, wire in parts.values())
+    shared.update(extra_shared)
+    from drasim.api.yamlemit import dump_all
+
     return dump_all([*docs, *extra], shared)
 
 
@@ -132,15 +163,25 @@ def object_json(obj: KubeObject) -> bytes:
     dict path.
     """
     cls = type(obj)
-    if cls.__struct_fields__[:2] == ("api_version", "kind") and _pool_as_struct(obj) \
-            and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
+    head = _head(cls)
+    if head is not None and _pool_as_struct(obj) and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
         spec = getattr(obj, "spec", None)
         if spec is None or spec != _empty(spec.__class__):
             raw = _JSON.encode(obj)
             if raw.startswith(b'{"metadata":'):
-                return b'{"apiVersion":' + _JSON.encode(obj.api_version) + b',"kind":' + \
-                    _JSON.encode(obj.kind) + b"," + raw[1:]
+                return head + memoryview(raw)[1:]
     return _JSON.encode(encode_object(obj))
+
+
+@functools.cache
+def _head(cls: Any) -> bytes | None:
+    """`{"apiVersion":...,"kind":...,` of the class's default version and kind, or None when its first fields
+    are not those two with defaults (the struct fast path of `object_json` does not apply)."""
+    fields, defaults = cls.__struct_fields__, cls.__struct_defaults__
+    if fields[:2] != ("api_version", "kind") or len(defaults) != len(fields):  # defaults are the last fields'
+        return None
+    version, kind = defaults[:2]
+    return b'{"apiVersion":' + _JSON.encode(version) + b',"kind":' + _JSON.encode(kind) + b","
 
 
 def _pool_as_struct(obj: KubeObject) -> bool:
@@ -180,21 +221,18 @@ def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, i
             sep = b","
         yield b"]}"
         return
-    # msgspec.json.format of the whole List, item by item: every item is indented two levels deeper (raw
-    # newlines occur only between tokens: JSON strings escape theirs).
-    pad = b" " * (2 * indent)
-    nl = b"\n" + pad
+    # msgspec.json.format of the whole List, a batch at a time: formatted inside two arrays, the batch's
+    # items are two levels deep as the List's items are, so the text between those arrays' brackets is theirs.
+    top = b" " * indent
+    head, tail = b"[\n" + top + b"[\n", b"\n" + top + b"]\n]"
     first = True
     for group in _batched(parts, batch):
-        body = (b",\n" + pad).join(msgspec.json.format(p, indent=indent).replace(b"\n", nl) for p in group)
+        body = msgspec.json.format(b"[[" + b",".join(group) + b"]]", indent=indent)[len(head):-len(tail)]
         if first:
-            top = b" " * indent
-            yield (b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n'
-                   + pad + body)
+            yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n' + body
             first = False
         else:
-            yield b",\n" + pad + body
-    top = b" " * indent
+            yield b",\n" + body
     if first:
         yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": []\n}'
     else:

@@ -105,11 +105,14 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                                              f"{where or 'the bundled demo'}"), what="--report")
         # On stderr: stdout stays the table or the -o document.
         click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
-    lines = pod_lines(result)
+    machine = output not in ("table", "wide")
+    # The documents of -o json|yaml|name read no claim lines (they print the claims themselves); the table and
+    # the names print no scores, and only -o wide prints node selectors.
+    lines = pod_lines(result, claims=not machine, scores=output not in ("table", "name"),
+                      selectors=output == "wide")
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
     rejected = inputs.rejection_lines()
-    machine = output not in ("table", "wide")
     if rejected and machine:
         for line in rejected:
             click.echo(f"rejected at admission: {line}", err=True)
@@ -118,9 +121,13 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            extra = extra_documents(result, lines)
+            # Printed and dropped: for YAML, pods scored alike hold one scores part, which is written once.
+            shared: set[int] = set()
+            extra = extra_documents(result, lines, shared=shared if output == "yaml" else None)
             if output == "yaml":
-                click.echo(yaml_objects(final, extra), nl=False)
+                # As bytes: click would scan a str for terminal colour codes to strip (YAML escapes control
+                # characters, so there are none).
+                click.echo(yaml_objects(final, extra, shared).encode(), nl=False)
             elif output == "json":
                 # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
                 for chunk in json_list_chunks(final, extra):
@@ -170,13 +177,21 @@ def _breakdown(lines: list[PodLine], out: TextOut) -> None:
     scored = [line for line in lines if line.score_plugins]
     if not scored:
         return
-    plugins: list[str] = []
+    names: dict[str, None] = {}  # the plugins in the order first seen
     for line in scored:
         for _node, _total, by_plugin in line.score_plugins[:3]:
-            plugins += [p for p in by_plugin if p not in plugins]
-    rows = [[f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total),
-             *(str(by_plugin[p]) if p in by_plugin else "-" for p in plugins)]
-            for line in scored for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3])]
+            names.update(dict.fromkeys(by_plugin))
+    plugins = list(names)
+    # Nodes of one score class, and pods with equal scores, print the same plugin cells: made once.
+    cells: dict[tuple[tuple[str, int], ...], list[str]] = {}
+    rows: list[list[str]] = []
+    for line in scored:
+        for i, (node, total, by_plugin) in enumerate(line.score_plugins[:3]):
+            scores = tuple(by_plugin.items())
+            row = cells.get(scores)
+            if row is None:
+                row = cells[scores] = [str(by_plugin[p]) if p in by_plugin else "-" for p in plugins]
+            rows.append([f"{line.key[0]}/{line.key[1]}" if i == 0 else "", node, str(total), *row])
     out.line("\nScores per plugin (top 3 nodes of each pod's last cycle):")
     out.table(["POD", "NODE", "TOTAL", *plugins], rows, no_wrap=["POD", "NODE", "TOTAL", *plugins],
               right=["TOTAL", *plugins])

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from operator import attrgetter
 from typing import Any
 
 from drasim.allocator import DeviceID
@@ -123,9 +124,9 @@ def _charged(pod: Pod) -> dict[str, str]:
     return out
 
 
-def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
+def claim_lines(state: ClusterState, pod: Pod, *, selectors: bool = True) -> list[ClaimLine]:
     """The pod's claims (and its extended-resource claim) with the alternatives and devices allocated, and
-    what each charges the node."""
+    what each charges the node; `selectors=False` leaves `node_selector` empty."""
     key = key_of(pod)
     charged = _charged(pod)
     out: list[ClaimLine] = []
@@ -140,7 +141,7 @@ def claim_lines(state: ClusterState, pod: Pod) -> list[ClaimLine]:
             claim=f"{claim.metadata.namespace or 'default'}/{claim.metadata.name}",
             alternatives=sorted({r.request for r in results}),
             devices=[f"{r.driver}/{r.pool}/{r.device}" for r in results],
-            node_selector=_selector_text(claim.status),
+            node_selector=_selector_text(claim.status) if selectors else "",
             node_resources=charged.get(claim.metadata.name, ""),
         ))
     ext = pod.status.extended_resource_claim_status if pod.status else None
@@ -169,11 +170,17 @@ def mix_label(claims: list[ClaimLine]) -> str:
     return " + ".join(sorted({a for c in claims for a in c.alternatives})) or "no devices"
 
 
-def pod_lines(result: SimulationResult) -> list[PodLine]:
-    """One line per pod that existed in the simulation, sorted by namespace and name."""
+def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = True,
+              selectors: bool = True) -> list[PodLine]:
+    """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
+    each line's `claims` empty, `scores=False` its `scores` and `score_plugins`, `selectors=False` its claims'
+    `node_selector` (for a caller that does not print them: `simulate -o json|yaml` prints the claims
+    themselves, the table no scores and no node selectors)."""
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
+    # A workload's replicas have the same one owner reference: its chain is walked once.
+    chains: dict[tuple[str, str, str, bool | None], str] = {}
     for key in sorted(result.pods):
         record = result.pods[key]
         pod = state.pods.get(key)
@@ -187,18 +194,30 @@ def pod_lines(result: SimulationResult) -> list[PodLine]:
             status = "Running"
         else:
             status = "Pending"
+        refs = pod.metadata.owner_references
+        if len(refs) == 1:
+            ref = refs[0]
+            chain_key = (ref.uid, ref.kind, ref.name, ref.controller)
+            workload = chains.get(chain_key)
+            if workload is None:
+                workload = chains[chain_key] = owner_chain(by_uid, pod)
+        else:
+            workload = owner_chain(by_uid, pod) if refs else ""
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=owner_chain(by_uid, pod))
+                       workload=workload)
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         elif pod.spec.node_name and record.higher_on:
             line.higher_on = record.higher_on
-        if record.last is not None and record.last.ranking is not None:
-            line.scores = [(s.node, s.total) for s in record.last.top_scores(3)]
-            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in record.last.top_scores(SCORES_KEPT)]
+        if scores and record.last is not None and record.last.ranking is not None:
+            # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
+            top = record.last.top_scores(max(3, SCORES_KEPT))
+            line.scores = [(s.node, s.total) for s in top[:3]]
+            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
-        line.claims = claim_lines(state, pod)
+        if claims:
+            line.claims = claim_lines(state, pod, selectors=selectors)
         lines.append(line)
     return lines
 
@@ -307,21 +326,24 @@ def repeated_events(events: list[Event]) -> list[tuple[Event, int, datetime]]:
 def cluster_events(result: SimulationResult) -> list[EventLine]:
     """The events a real cluster would record, aggregated as the event recorder does, oldest first."""
     lines: list[EventLine] = []
-    for event, count, last in repeated_events(result.events):
+    # drasim's own bookkeeping events (no source) are left out before counting: identical events share
+    # their reason, so leaving them out first changes no count.
+    recorded = [e for e in result.events if e.reason in _SOURCES or e.reason in _WORKLOAD_REASONS]
+    for event, count, last in repeated_events(recorded):
         kind, _, rest = event.object.partition("/")
         namespace, _, name = rest.partition("/") if "/" in rest else ("", "", rest)
         source = _source(event.reason, kind)
         if source is not None:
             lines.append(EventLine(namespace, kind, name, event.kind, event.reason, event.message, source,
                                    event.time, last, count))
-    return sorted(lines, key=lambda e: (e.last, e.first))
+    return sorted(lines, key=attrgetter("last", "first"))
 
 
 def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time)."""
-    uids: dict[tuple[str, str, str], str] = {}
+    pod_uids: dict[tuple[str, str], str] = {}
     for pod in [*result.evicted, *result.state.pods.values()]:
-        uids[("Pod", pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
+        pod_uids[(pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
     out: list[dict[str, object]] = []
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
@@ -331,7 +353,7 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
         first = nanos.get(line.first)
         if first is None:
             first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
-        stamp = _free_stamp(skip, line.name, first)
+        stamp = first if (line.name, first) not in skip else _free_stamp(skip, line.name, first)
         skip[(line.name, stamp)] = stamp + 1
         # Empty fields are left out (an apiVersion only for core kinds, a namespace only where there is one).
         involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
@@ -340,7 +362,7 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
         if line.namespace:
             involved["namespace"] = line.namespace
             meta["namespace"] = line.namespace
-        uid = uids.get((line.kind, line.namespace, line.name))
+        uid = pod_uids.get((line.namespace, line.name)) if line.kind == "Pod" else None
         if uid:
             involved["uid"] = uid
         if not (line.kind and line.name):
@@ -381,22 +403,53 @@ def final_objects(result: SimulationResult, profile: ReleaseProfile | None = Non
             *evicted]
 
 
-def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None) -> list[dict[str, object]]:
-    """What `simulate -o yaml|json` lists after the objects: the Events and the scores."""
-    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines)]
+def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None, *,
+                    shared: set[int] | None = None) -> list[dict[str, object]]:
+    """What `simulate -o yaml|json` lists after the objects: the Events and the scores (`shared`: as in
+    `scores_document`)."""
+    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines, shared=shared)]
 
 
-def scores_document(lines: list[PodLine]) -> dict[str, object]:
-    """drasim's record of each pod's last scoring: per node the total and the weighted score per plugin."""
+def scores_document(lines: list[PodLine], *, shared: set[int] | None = None) -> dict[str, object]:
+    """drasim's record of each pod's last scoring: per node the total and the weighted score per plugin.
+
+    With `shared` (for a writer that prints the document and drops it), pods scored alike hold one `nodes`
+    list and nodes scored alike one `plugins` dict, and the ids of those held more than once are added to
+    `shared` (`api.encode.yaml_objects` writes each once); without it, every part is a dict of its own.
+    """
     pods = []
+    node_lists: dict[tuple[Any, ...], list[dict[str, object]]] = {}
+    plugin_dicts: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
     for line in lines:
         if not line.score_plugins:
             continue
-        pods.append({"namespace": line.key[0], "name": line.key[1], "nodes": [
-            {"node": node, "total": total, "plugins": dict(sorted(plugins.items()))}
-            for node, total, plugins in line.score_plugins]})
+        if shared is None:
+            nodes = [{"node": node, "total": total, "plugins": dict(sorted(plugins.items()))}
+                     for node, total, plugins in line.score_plugins]
+        else:
+            key = tuple((node, total, tuple(plugins.items())) for node, total, plugins in line.score_plugins)
+            found = node_lists.get(key)
+            if found is None:
+                found = node_lists[key] = [
+                    {"node": node, "total": total, "plugins": _plugins_once(plugin_dicts, items, shared)}
+                    for node, total, items in key]
+            else:
+                shared.add(id(found))
+            nodes = found
+        pods.append({"namespace": line.key[0], "name": line.key[1], "nodes": nodes})
     return {"apiVersion": "drasim.dev/v1alpha1", "kind": "SchedulingScores", "metadata": {"name": "scores"},
             "pods": pods}
+
+
+def _plugins_once(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items: tuple[tuple[str, int], ...],
+         shared: set[int]) -> dict[str, int]:
+    """The plugins dict (sorted by plugin) of these scores, one per distinct set; its id in `shared` once reused."""
+    found = seen.get(items)
+    if found is None:
+        found = seen[items] = dict(sorted(items))
+    else:
+        shared.add(id(found))
+    return found
 
 
 @functools.lru_cache(maxsize=1024)
