@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from drasim.api.clone import clone_objects
+from drasim.api.clone import simulation_copy
 from drasim.api.core import Pod
 from drasim.api.profile import ReleaseProfile
 from drasim.api.resource import ResourceClaim
@@ -63,7 +63,7 @@ def settle_records(objects: Sequence[Any], timelines: Sequence[Timeline] = (),
     """`settle`, and what the simulation recorded per pod (empty for inputs taken as an end state)."""
     options = options or SimulationOptions()
     if at is None and not timelines and is_end_state(objects):
-        return ClusterState.from_objects(objects if owned else clone_objects(objects), features=options.features,
+        return ClusterState.from_objects(objects if owned else simulation_copy(objects), features=options.features,
                                          now=options.start), {}
     if at is not None:
         options = dataclasses.replace(options, horizon=at)
