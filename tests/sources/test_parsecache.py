@@ -202,6 +202,12 @@ def test_small_inputs_and_the_off_switch_write_nothing(tmp_path: Path, monkeypat
     assert not root.exists()
 
 
+def test_store_encodes_nothing_when_the_cache_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRASIM_CACHE_DIR", "off")
+    monkeypatch.setattr(msgspec.msgpack, "encode", lambda *args, **kwargs: pytest.fail("encoded with the cache off"))
+    parsecache.store("k", [{"a": 1}])
+
+
 def test_default_location_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("DRASIM_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

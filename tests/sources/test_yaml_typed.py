@@ -114,7 +114,8 @@ def test_the_cache_keeps_the_json_and_reads_it_back(tmp_path: Path, monkeypatch:
     first, docs = _outcome(data), files.parse_yaml(data.decode(), source="in.yaml")
     [entry] = (tmp_path / f"yaml-v{parsecache.FORMAT}").glob("*.msgpack")
     assert entry.read_bytes().split(b"\n", 1)[1][:1] == b"S"  # rapidyaml's JSON of a stream
-    monkeypatch.setattr(yamlfast, "emit", lambda *args: pytest.fail("parsed although the cache holds the input"))
+    monkeypatch.setattr(yamlfast, "emit",
+                        lambda *args, **kwargs: pytest.fail("parsed although the cache holds the input"))
     assert _outcome(data) == first
     assert files._parse_cached(data, source="in.yaml", budget=None, syntax_errors=None) == docs
 

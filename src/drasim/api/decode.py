@@ -271,9 +271,7 @@ def decode_json_documents(data: bytes | bytearray | memoryview, *, stream: bool,
     with gc_paused():
         raws = _raw_array_decoder.decode(data) if stream else [msgspec.Raw(memoryview(data))]
         for i, raw in enumerate(raws):
-            envelope = _ENVELOPE.match(bytes(memoryview(raw)[:_ENVELOPE_PEEK]))
-            if envelope is not None and not envelope.group(2).endswith(b"List") and _typed_item(
-                    result, raw, envelope.group(1).decode(), envelope.group(2).decode()):
+            if _typed_by_envelope(result, raw):
                 continue
             _decode_nth(result, load(bytes(memoryview(raw))), i, len(raws), source=source, label=None)
     return result
@@ -292,11 +290,17 @@ def json_syntax_error(exc: msgspec.DecodeError, data: bytes, *, source: str) -> 
     return InputError(f"invalid JSON: {msg}", source=source)
 
 
+def _typed_by_envelope(result: DecodeResult, raw: msgspec.Raw) -> bool:
+    """Decode `raw` typed when its first bytes name the apiVersion and kind of a single (not List) object
+    drasim models; False leaves it to the caller's general path."""
+    envelope = _ENVELOPE.match(bytes(memoryview(raw)[:_ENVELOPE_PEEK]))
+    return envelope is not None and not envelope.group(2).endswith(b"List") and _typed_item(
+        result, raw, envelope.group(1).decode(), envelope.group(2).decode())
+
+
 def _json_item(result: DecodeResult, raw: msgspec.Raw, *, source: str, where: str | None,
                inherit: dict[str, str] | None) -> None:
-    envelope = _ENVELOPE.match(bytes(memoryview(raw)[:_ENVELOPE_PEEK])) if where is not None else None
-    if envelope is not None and not envelope.group(2).endswith(b"List") and _typed_item(
-            result, raw, envelope.group(1).decode(), envelope.group(2).decode()):
+    if where is not None and _typed_by_envelope(result, raw):
         return
     try:
         head: _Head | None = _head_decoder.decode(raw)

@@ -94,6 +94,8 @@ def lookup(key: str) -> list[Any] | Emitted | None:
 
 def store(key: str, docs: list[Any]) -> None:
     """Keep `docs` (plain data: str keys, no shared objects) under `key`; written whole or not at all."""
+    if _entry_path(key) is None:
+        return  # the cache is off: skip encoding every document for nothing
     try:
         body = msgspec.msgpack.encode(docs)
     except (TypeError, msgspec.EncodeError):  # a value msgpack cannot hold: not cached
