@@ -103,11 +103,8 @@ def _clean_device(d: r.Device, features: ValidationFeatures) -> bool:
     if (len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE
             or len(attributes) > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE):
         return False
-    for attr in attributes.values():
-        if attr.ints is not None or attr.bools is not None or attr.strings is not None or attr.versions is not None:
-            return False
-        if not _plain_scalar(attr):
-            return False
+    if _scan_attributes(attributes, True)[1]:  # a list value, or a scalar `attribute` must look at
+        return False
     for cap in capacity.values():
         if cap.request_policy is not None:
             return False
