@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from drasim.api import resource as r
 from drasim.api.profile import ReleaseProfile
 from drasim.lint.base import LintContext, LintFinding, ref_of
-from drasim.lint.versions import gate_history, gate_stage
+from drasim.lint.versions import gate_history, gate_on, gate_stage
 
 __all__ = ["check_features", "feature_uses"]
 
@@ -125,16 +125,14 @@ def check_features(ctx: LintContext) -> list[LintFinding]:
     warning where it is beta but off by default (DeviceTaintRules in 1.36). Repeats of one feature in
     one object (say consumesCounters on every device of a slice) fold into one finding."""
     off: dict[str, bool] = {}
+    taint_rule_gate = ReleaseProfile(ctx.version).taint_rule_gate()  # DeviceTaintRules' gate in this release
 
     def is_off(gate: str) -> bool:
         """Whether the release has the gate off (checked once per gate)."""
         known = off.get(gate)
         if known is None:
-            served = ReleaseProfile(ctx.version).taint_rule_gate() if gate == "DRADeviceTaintRules" else gate
-            if ctx.profile is not None:
-                known = not ctx.profile.gate(served)
-            else:
-                known = gate_stage(served, ctx.version) not in ("B+", "GA")
+            served = taint_rule_gate if gate == "DRADeviceTaintRules" else gate
+            known = not (ctx.profile.gate(served) if ctx.profile is not None else gate_on(served, ctx.version))
             off[gate] = known
         return known
 
@@ -145,7 +143,7 @@ def check_features(ctx: LintContext) -> list[LintFinding]:
             if not is_off(gate):  # `want` prunes the slices' uses only
                 continue
             if gate == "DRADeviceTaintRules":  # served under DRADeviceTaints before 1.35
-                gate = ReleaseProfile(ctx.version).taint_rule_gate()
+                gate = taint_rule_gate
             grouped.setdefault((gate, what), []).append(path)
         for (gate, what), paths in grouped.items():
             stage = gate_stage(gate, ctx.version)
