@@ -258,7 +258,8 @@ def _cache_key(data: bytes) -> str | None:
 
 def _parse_cached(data: bytes, *, source: str, budget: AliasBudget | None,
                   syntax_errors: list[InputError] | None) -> list[Any]:
-    """`parse_yaml` of the bytes, through the parse cache when they are big enough to be worth it."""
+    """`parse_yaml` of the bytes, through the parse cache when they are big enough to be worth it. A test seam:
+    production reads YAML through `_load_yaml`; tests use this to compare cached documents with the parse."""
     key = _cache_key(data)
     cached = parsecache.lookup(key) if key is not None else None
     if isinstance(cached, yamlfast.Emitted):

@@ -85,7 +85,8 @@ class Emitted(NamedTuple):
 def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str]) -> list[Any] | None:
     """The documents of `text` as the full loader reads them, or None when the text is not the plain common
     case (see above) and the full loader must read it. `plain`: the full loader's value of a plain scalar
-    (raises ValueError for one it cannot build); `non_printable`: characters YAML forbids (non-ASCII texts)."""
+    (raises ValueError for one it cannot build); `non_printable`: characters YAML forbids (non-ASCII texts).
+    A test seam: production calls `emit` and `documents` itself; tests compare this with the full loader."""
     emitted = emit(text, plain, non_printable)
     return None if emitted is None else documents(emitted, plain)
 
