@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from drasim.cli.main import main
+from drasim.cli import exits
+from drasim.cli.main import cli, main
+from drasim.sources.inputs import Inputs
 
 SCRIPT = """
 import atexit, sys
@@ -39,3 +42,19 @@ def test_called_from_code_raises_system_exit(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(SystemExit) as exc:
         main()
     assert exc.value.code == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["validate", "-f", "examples/cluster/"],
+    ["lint", "-f", "examples/cluster/"],
+    ["capacity", "-f", "examples/cluster/", "--workload", "examples/inference.yaml"],
+])
+def test_every_command_leaves_its_inputs_to_the_exit(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    # `finish` keeps the inputs for the process's end, so no command frees them object by object on the way out.
+    left: list[object] = []
+    monkeypatch.setattr(exits, "_fast_exit", True)
+    monkeypatch.setattr(exits, "_left", left)
+    monkeypatch.chdir(Path(__file__).parents[2])
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert any(isinstance(obj, Inputs) for obj in left)

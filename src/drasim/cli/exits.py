@@ -55,7 +55,8 @@ def finish(inputs: Inputs | None = None, *, answer_no: bool = False, rejections_
     """End a command that has printed its whole answer. Refused input (2) outranks "no" (1), as kubectl apply
     -f reports what it could not apply after applying the rest. `rejections_answer`: what the API server
     would reject is the command's answer (validate, lint), so it counts as "no"; only documents that do not
-    decode are refused input there."""
+    decode are refused input there. The inputs are left to the process's end (`leave_to_exit`)."""
+    leave_to_exit(inputs)
     if inputs is not None:
         if rejections_answer:
             inputs.raise_unreadable()

@@ -224,7 +224,7 @@ def explain(refs: tuple[str, ...], paths: tuple[str, ...], kube: KubeArgs, scena
             if i:
                 console.print()
             render_text(ex, console, wide=output == "wide")
-    leave_to_exit(inputs, state, found)
+    leave_to_exit(state, found)
     finish(inputs)
 
 

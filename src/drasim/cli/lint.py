@@ -7,7 +7,7 @@ import os
 import click
 
 from drasim.api.profile import SIMULATED
-from drasim.cli.exits import finish, leave_to_exit
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options, no_collections
 from drasim.cli.options import ReleaseProfile, filename_option, load_restrictor_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
@@ -71,7 +71,6 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
                       featureGates=enabled_gates(profile), files=inputs.files, objects=n_objects), output)
     else:
         _print_table(findings, n_objects, len(inputs.files), profile.describe(), errors, colour)
-    leave_to_exit(inputs)
     finish(inputs, answer_no=errors > 0, rejections_answer=True)
 
 

@@ -145,7 +145,7 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                        f"{profile.describe()} would refuse them, so they are not simulated):")
             for line in rejected:
                 click.echo(f"  {line}")
-    leave_to_exit(inputs, result, lines)
+    leave_to_exit(result, lines)
     finish(inputs, answer_no=fail_on_pending and any(line.status == "Pending" for line in lines))
 
 

@@ -10,7 +10,7 @@ import click
 
 from drasim.api import resource as r
 from drasim.api.meta import object_ref
-from drasim.cli.exits import finish, leave_to_exit
+from drasim.cli.exits import finish
 from drasim.cli.kube import KubeArgs, command_inputs, kube_options
 from drasim.cli.options import ReleaseProfile, filename_option, profile_options
 from drasim.cli.output import emit, emit_names, output_option, ref_name
@@ -103,7 +103,6 @@ def validate(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube:
             click.echo(f"warning: {warning}", err=True)
         _print_table(inputs.files, kinds, drivers, findings, sources, version, errors, warnings,
                      len(admission.rejected))
-    leave_to_exit(inputs)
     finish(inputs, answer_no=errors > 0, rejections_answer=True)
 
 
