@@ -202,7 +202,7 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
             if workload is None:
                 workload = chains[chain_key] = owner_chain(by_uid, pod)
         else:
-            workload = owner_chain(by_uid, pod) if refs else ""
+            workload = owner_chain(by_uid, pod) if refs else ""  # bare pods: skipped
         line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
                        workload=workload)
         if status == "Pending":
@@ -280,6 +280,8 @@ _SOURCES = {"Scheduled": SCHEDULER, "FailedScheduling": SCHEDULER, "BindingCondi
 _WORKLOAD_SOURCES = {"ReplicaSet": "replicaset-controller", "Job": "job-controller",
                      "StatefulSet": "statefulset-controller"}
 _WORKLOAD_REASONS = ("SuccessfulCreate", "SuccessfulDelete")
+# Every reason `_source` may name a reporter for: the events kept before counting.
+_RECORDED_REASONS = frozenset(_SOURCES) | frozenset(_WORKLOAD_REASONS)
 
 
 @dataclass
@@ -303,6 +305,7 @@ class EventLine:
 
 
 def _source(reason: str, kind: str) -> str | None:
+    # None for a reason outside `_RECORDED_REASONS`, which lists the reasons read here.
     if reason in _WORKLOAD_REASONS:
         return _WORKLOAD_SOURCES.get(kind)
     return _SOURCES.get(reason)
@@ -328,7 +331,7 @@ def cluster_events(result: SimulationResult) -> list[EventLine]:
     lines: list[EventLine] = []
     # drasim's own bookkeeping events (no source) are left out before counting: identical events share
     # their reason, so leaving them out first changes no count.
-    recorded = [e for e in result.events if e.reason in _SOURCES or e.reason in _WORKLOAD_REASONS]
+    recorded = [e for e in result.events if e.reason in _RECORDED_REASONS]
     for event, count, last in repeated_events(recorded):
         kind, _, rest = event.object.partition("/")
         namespace, _, name = rest.partition("/") if "/" in rest else ("", "", rest)
@@ -353,7 +356,7 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
         first = nanos.get(line.first)
         if first is None:
             first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
-        stamp = first if (line.name, first) not in skip else _free_stamp(skip, line.name, first)
+        stamp = _free_stamp(skip, line.name, first)
         skip[(line.name, stamp)] = stamp + 1
         # Empty fields are left out (an apiVersion only for core kinds, a namespace only where there is one).
         involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
@@ -379,6 +382,8 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
 def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
     """The first stamp from `stamp` on whose event name `obj.<hex stamp>` is not taken yet. Names of
     different objects never collide (the hex stamp follows the last dot), so taken stamps are per object."""
+    if (obj, stamp) not in skip:
+        return stamp  # most events: no list made
     path = []
     while (obj, stamp) in skip:
         path.append(stamp)
