@@ -670,4 +670,7 @@ def _score_memo_key(ctx: _Ctx, present: list[int], keys: list[tuple[int, SpreadK
     for c, (topology, _skew, _idx) in enumerate(spread.score):
         if topology != HOSTNAME and any(skey[c] is not None for _rid, skey in keys):
             return None
-    return (tuple(present), count, tuple(spread.score), bool(ctx.static.preferred))
+    # The selector indexes stay out: with the checks above no domain count is read from them (the hostname
+    # counts are in the spread keys), so workloads sharing a plan share its memo too.
+    return (tuple(present), count, tuple((k, skew) for k, skew, _idx in spread.score), spread.require_all,
+            bool(ctx.static.preferred))

@@ -23,6 +23,7 @@ from drasim.scheduler.filters import (
 from drasim.scheduler.plan import Plan, SpreadKey
 
 PLUGIN = "PodTopologySpread"
+FEW_HOSTS = 8  # count_on_hosts: nodes of a selector looked up without a name-to-position map
 
 
 @dataclass
@@ -105,14 +106,23 @@ def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: lis
     for c, (key, _skew, idx) in enumerate(spread.score):
         if key != HOSTNAME:
             continue
+        # A small workload's few nodes are looked up by a scan of the (distinct) feasible names; a map of
+        # them pays off only for more nodes.
+        few = len(idx.by_node) <= FEW_HOSTS
         for name, count in idx.by_node.items():
             if not count:
                 continue
-            if where is None:
-                where = dict(zip(feasible, range(len(feasible)), strict=True))
-            j = where.get(name)
-            if j is None:
-                continue
+            if few:
+                try:
+                    j = feasible.index(name)
+                except ValueError:
+                    continue
+            else:
+                if where is None:
+                    where = dict(zip(feasible, range(len(feasible)), strict=True))
+                j = where.get(name, -1)
+                if j < 0:
+                    continue
             rid, skey = plan.classes[classes[j]]
             if skey[c] is not None:  # None: the node has no hostname label
                 classes[j] = plan.class_of(rid, (*skey[:c], count, *skey[c + 1:]))
