@@ -58,11 +58,10 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     return docs
 
 
-def _run(docs: list[dict[str, Any]], memo: bool, monkeypatch: pytest.MonkeyPatch, few_hosts: int | None = None
+def _run(docs: list[dict[str, Any]], memo: bool, monkeypatch: pytest.MonkeyPatch, by_position: bool = True
          ) -> tuple[Any, ...]:
     monkeypatch.setattr(framework, "SCORE_MEMO", memo)
-    if few_hosts is not None:
-        monkeypatch.setattr(spread, "FEW_HOSTS", few_hosts)
+    monkeypatch.setattr(spread, "BY_POSITION", by_position)
     rankings: list[Any] = []
     keys: list[Any] = []
     key_of = framework._score_memo_key
@@ -104,10 +103,10 @@ def test_memoised_scores_equal_fresh_ones(docs: list[dict[str, Any]]) -> None:
 
 @settings(max_examples=examples(30), deadline=None)
 @given(clusters())
-def test_hostname_counts_found_by_scan_equal_by_map(docs: list[dict[str, Any]]) -> None:
-    """spread.count_on_hosts finds a selector's nodes among the feasible ones by a scan (few nodes) or a map."""
+def test_hostname_counts_found_by_position_equal_by_map(docs: list[dict[str, Any]]) -> None:
+    """spread.count_on_hosts finds a selector's nodes among the feasible ones by position or by a map."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        mapped = _run(docs, True, monkeypatch, few_hosts=-1)
+        mapped = _run(docs, True, monkeypatch, by_position=False)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        scanned = _run(docs, True, monkeypatch, few_hosts=10**6)
-    assert scanned == mapped
+        bisected = _run(docs, True, monkeypatch)
+    assert bisected == mapped

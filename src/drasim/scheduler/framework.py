@@ -387,7 +387,7 @@ class Scheduler:
         else:
             feasible, classes, statuses = plan.scan_subset(names, candidates, want, start, evaluate)
         if not ctx.own_counts:
-            ts.count_on_hosts(ctx.spread, plan, feasible, classes)
+            ts.count_on_hosts(ctx.spread, plan, feasible, classes, self._cache.pos if candidates is None else None)
         self.next_start_node_index = (self.next_start_node_index + len(feasible) + len(statuses)) % num_all
         return feasible, classes, statuses
 

@@ -23,7 +23,7 @@ from drasim.scheduler.filters import (
 from drasim.scheduler.plan import Plan, SpreadKey
 
 PLUGIN = "PodTopologySpread"
-FEW_HOSTS = 8  # count_on_hosts: nodes of a selector looked up without a name-to-position map
+BY_POSITION = True  # False: count_on_hosts maps every feasible node (tests/scheduler/test_score_memo.py compares)
 
 
 @dataclass
@@ -99,30 +99,33 @@ def prefilter(cache: NodeCache, state: ClusterState, pod: Pod, namespace: str, s
     return spread
 
 
-def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: list[int]) -> None:
+def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: list[int],
+                   positions: dict[str, int] | None = None) -> None:
     """Put the pod's own matching-pod counts of hostname score constraints into the score classes of the
-    feasible nodes that have such pods (the shared plan's entries hold 0 there)."""
+    feasible nodes that have such pods (the shared plan's entries hold 0 there). `positions` (node name ->
+    position) when `feasible` came from the plan's full scan just now: a node is found by bisection then,
+    instead of a map of every feasible node built per cycle for a small workload's few nodes."""
+    if not feasible:
+        return
     where: dict[str, int] | None = None
+    span: tuple[int, int] | None = None
     for c, (key, _skew, idx) in enumerate(spread.score):
         if key != HOSTNAME:
             continue
-        # A small workload's few nodes are looked up by a scan of the (distinct) feasible names; a map of
-        # them pays off only for more nodes.
-        few = len(idx.by_node) <= FEW_HOSTS
         for name, count in idx.by_node.items():
             if not count:
                 continue
-            if few:
-                try:
-                    j = feasible.index(name)
-                except ValueError:
-                    continue
+            if positions is not None and BY_POSITION:
+                p = positions.get(name)
+                if span is None:
+                    span = (positions[feasible[0]], positions[feasible[-1]])
+                j = -1 if p is None else plan.scanned_index(p, *span)
             else:
                 if where is None:
                     where = dict(zip(feasible, range(len(feasible)), strict=True))
                 j = where.get(name, -1)
-                if j < 0:
-                    continue
+            if j < 0:
+                continue
             rid, skey = plan.classes[classes[j]]
             if skey[c] is not None:  # None: the node has no hostname label
                 classes[j] = plan.class_of(rid, (*skey[:c], count, *skey[c + 1:]))
