@@ -37,13 +37,15 @@ class Spread:
     require_all: bool = False
 
 
+_SELECTOR_OWNERS = frozenset({("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("v1", "ReplicationController")})
+
+
 def owner_selector(cache: NodeCache, state: ClusterState, pod: Pod) -> tuple[tuple[str, str, frozenset[str]], ...]:
     """helper.DefaultSelector without Services: the controller ReplicaSet/StatefulSet/RC's selector."""
     owner = next((r for r in pod.metadata.owner_references if r.controller), None)
     if owner is None:
         return ()
-    kinds = {("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("v1", "ReplicationController")}
-    if (owner.api_version, owner.kind) not in kinds:
+    if (owner.api_version, owner.kind) not in _SELECTOR_OWNERS:
         return ()
     if cache.owners[0] != len(state.workloads):
         cache.owners = (len(state.workloads), {
@@ -109,13 +111,15 @@ def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: lis
         return
     where: dict[str, int] | None = None
     span: tuple[int, int] | None = None
+    if not BY_POSITION:
+        positions = None
     for c, (key, _skew, idx) in enumerate(spread.score):
         if key != HOSTNAME:
             continue
         for name, count in idx.by_node.items():
             if not count:
                 continue
-            if positions is not None and BY_POSITION:
+            if positions is not None:
                 p = positions.get(name)
                 if span is None:
                     span = (positions[feasible[0]], positions[feasible[-1]])
