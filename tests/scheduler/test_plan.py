@@ -76,3 +76,28 @@ def test_pick_sorted_is_the_pick(positions: list[int], size: int) -> None:
     values = [f"n{i}" for i in range(81 + size)]
     positions.sort()
     assert _pick_sorted(values, positions) == _pick(values, positions) == [values[p] for p in positions]
+
+
+@given(st.data())
+@settings(max_examples=examples(150))
+def test_scanned_index_is_the_index_in_the_scan(data: st.DataObject) -> None:
+    """Plan.scanned_index (spread.count_on_hosts) finds each node where the full scan just made put it."""
+    n = data.draw(st.integers(1, 40))
+    verdicts = data.draw(st.lists(st.integers(-2, 3), min_size=n, max_size=n))
+    names = [f"n{i}" for i in range(n)]
+    plan = Plan(0, 0, n)
+
+    def evaluate(name: str) -> Entry:
+        v = verdicts[int(name[1:])]
+        return (None, v) if v >= 0 else (REJECT[-v - 1], -1)
+
+    for _ in range(data.draw(st.integers(1, 6))):
+        feasible = plan.scan(names, data.draw(st.integers(1, n)), data.draw(st.integers(0, n - 1)), evaluate)[0]
+        if feasible:
+            span = (int(feasible[0][1:]), int(feasible[-1][1:]))
+            for p in range(n):
+                expected = feasible.index(f"n{p}") if f"n{p}" in feasible else -1
+                assert plan.scanned_index(p, *span) == expected
+        for p in data.draw(st.lists(st.integers(0, n - 1), max_size=5)):  # nodes change
+            verdicts[p] = data.draw(st.integers(-2, 3))
+            plan.forget(p)

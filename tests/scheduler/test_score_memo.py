@@ -1,9 +1,9 @@
 """Score's per-class results reused by class mix (framework._score_memo_key) equal scoring every cycle afresh.
 
-Generated clusters: nodes with and without a zone label, PreferNoSchedule taints, different CPU sizes; workloads
-with the owner's default spreading, their own ScheduleAnyway constraints on the zone or the hostname,
-`nodeAffinityPolicy`-free and `matchLabelKeys`-free. Every cycle's full ranking (nodes, totals, plugin scores)
-and every placement is the same with the memo on and off.
+Generated clusters: nodes with and without a zone label, PreferNoSchedule taints, different CPU sizes; up to 8
+workloads (alike ones share a plan and its memo) with the owner's default spreading, their own ScheduleAnyway
+constraints on the zone or the hostname, `nodeAffinityPolicy`-free and `matchLabelKeys`-free. Every cycle's
+full ranking (nodes, totals, plugin scores) and every placement is the same with the memo on and off.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from drasim.allocator.versions import features_for_version
 from drasim.cli.simulate import load_inputs
-from drasim.scheduler import framework
+from drasim.scheduler import framework, spread
 from drasim.scheduler.framework import Scheduler
 from drasim.sim.engine import Simulation, SimulationOptions
 from hypothesis_budget import examples
@@ -43,7 +43,7 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
         if draw(st.booleans()):
             node["spec"] = {"taints": [{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]}
         docs.append(node)
-    for w in range(draw(st.integers(1, 4))):
+    for w in range(draw(st.integers(1, 8))):  # several alike workloads share one plan and its memo
         name = f"w{w}"
         spec: dict[str, Any] = {"containers": [{"name": "c", "image": "i", "resources": {"requests": {
             "cpu": draw(st.sampled_from(["250m", "500m", "1"]))}}}]}
@@ -58,8 +58,10 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     return docs
 
 
-def _run(docs: list[dict[str, Any]], memo: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+def _run(docs: list[dict[str, Any]], memo: bool, monkeypatch: pytest.MonkeyPatch, by_position: bool = True
+         ) -> tuple[Any, ...]:
     monkeypatch.setattr(framework, "SCORE_MEMO", memo)
+    monkeypatch.setattr(spread, "BY_POSITION", by_position)
     rankings: list[Any] = []
     keys: list[Any] = []
     key_of = framework._score_memo_key
@@ -97,3 +99,14 @@ def test_memoised_scores_equal_fresh_ones(docs: list[dict[str, Any]]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         memoised = _run(docs, True, monkeypatch)
     assert memoised == fresh
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(clusters())
+def test_hostname_counts_found_by_position_equal_by_map(docs: list[dict[str, Any]]) -> None:
+    """spread.count_on_hosts finds a selector's nodes among the feasible ones by position or by a map."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        mapped = _run(docs, True, monkeypatch, by_position=False)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        bisected = _run(docs, True, monkeypatch)
+    assert bisected == mapped

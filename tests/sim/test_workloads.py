@@ -9,14 +9,18 @@ from typing import Any
 import msgspec
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drasim.api.core import Deployment, Job, Pod, PodStatus, ReplicaSet, StatefulSet
 from drasim.api.decode import decode_object
 from drasim.api.meta import ObjectMeta, OwnerReference
+from drasim.api.quantity import quantity_enc_hook
 from drasim.api.resource import ResourceClaimTemplate
 from drasim.cluster import EPOCH, ClusterState
 from drasim.controllers import resourceclaim as rc
 from drasim.sim import workloads as wl
+from hypothesis_budget import examples
 
 SUFFIX = f"[{rc.SUFFIX_ALPHABET}]"
 
@@ -297,6 +301,48 @@ spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.ex
         pods[0].spec.node_name = "node-a"
         assert pods[1].spec.node_name is None
         encoded.append([msgspec.json.encode(o) for o in (*pods, *claims)])
+    assert encoded[0] == encoded[1]
+
+
+# Pod specs alike but for one thing each: an image, a request, a key order (nodeSelector), nothing.
+_SPECS = [
+    {"containers": [{"name": "c", "image": "x"}]},
+    {"containers": [{"name": "c", "image": "y"}]},
+    {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]},
+    {"containers": [{"name": "c", "image": "x"}], "nodeSelector": {"a": "1", "b": "2"}},
+    {"containers": [{"name": "c", "image": "x"}], "nodeSelector": {"b": "2", "a": "1"}},
+]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["default", "other"]), st.integers(0, len(_SPECS) - 1)),
+                min_size=1, max_size=6))
+def test_equal_templates_share_one_copy_and_encode_the_same(workloads: list[tuple[str, int]]) -> None:
+    """Pods of Deployments whose pod specs pack to the same bytes in one namespace share one copy
+    (template_copy's `alike`); others never do; every pod encodes as with a copy of its own (FAST_COPY off)."""
+    def docs() -> list[Any]:
+        return [decode_object({"apiVersion": "apps/v1", "kind": "Deployment",
+                               "metadata": {"name": f"w{i}", "namespace": ns},
+                               "spec": {"replicas": 2, "selector": {"matchLabels": {"app": f"w{i}"}},
+                                        "template": {"metadata": {"labels": {"app": f"w{i}"}},
+                                                     "spec": copy.deepcopy(_SPECS[k])}}}, source="test")
+                for i, (ns, k) in enumerate(workloads)]
+
+    encoded = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for fast in (True, False):
+            monkeypatch.setattr(rc, "FAST_COPY", fast)
+            state = ClusterState.from_objects(docs())
+            wl.WorkloadController().reconcile(state)
+            pods = pods_of(state)
+            encoded.append([msgspec.json.encode(p, enc_hook=quantity_enc_hook) for p in pods])
+            if fast:  # (namespace, spec) of each pod's Deployment w<i> (its ReplicaSet: w<i>-<hash>)
+                of = {p.metadata.name: workloads[int(p.metadata.owner_references[0].name[1:].split("-")[0])]
+                      for p in pods}
+                for p in pods:
+                    for q in pods:
+                        alike = of[p.metadata.name] == of[q.metadata.name]
+                        assert (p.spec.containers is q.spec.containers) is alike
     assert encoded[0] == encoded[1]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -13,8 +13,9 @@ from drasim.api.decode import gc_paused
 from drasim.api.quantity import quantity_dec_hook, quantity_enc_hook
 from drasim.api.resource import ResourceSlice
 
-__all__ = ["clone", "clone_objects", "simulation_copy"]
+__all__ = ["clone", "clone_objects", "packed", "simulation_copy", "unpacked"]
 
+S = TypeVar("S", bound=msgspec.Struct)
 _encoder = msgspec.msgpack.Encoder(enc_hook=quantity_enc_hook)
 _decoders: dict[type, msgspec.msgpack.Decoder[Any]] = {}
 
@@ -32,11 +33,20 @@ def clone(obj: Any) -> Any:
     """An independent copy of `obj` (a msgspec struct through msgpack; anything else deep-copied)."""
     if not isinstance(obj, msgspec.Struct):
         return copy.deepcopy(obj)
-    cls = type(obj)
+    return unpacked(type(obj), packed(obj))
+
+
+def packed(obj: msgspec.Struct) -> bytes:
+    """The bytes `clone` copies `obj` through: structs with the same bytes have equal clones."""
+    return _encoder.encode(obj)
+
+
+def unpacked(cls: type[S], data: bytes) -> S:
+    """A new `cls` from `packed` bytes."""
     decoder = _decoders.get(cls)
     if decoder is None:
         decoder = _decoders[cls] = msgspec.msgpack.Decoder(cls, dec_hook=quantity_dec_hook)
-    return decoder.decode(_encoder.encode(obj))
+    return decoder.decode(data)
 
 
 def simulation_copy(objects: Iterable[Any]) -> list[Any]:

@@ -20,7 +20,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, TypeVar
 
-from drasim.api.clone import clone
+import msgspec
+
+from drasim.api.clone import clone, packed, unpacked
 from drasim.api.core import Pod, PodResourceClaimStatus, PodStatus
 from drasim.api.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE as MAX_RESERVED_FOR
 from drasim.api.meta import ObjectMeta, OwnerReference
@@ -74,6 +76,7 @@ FAST_COPY = True
 T = TypeVar("T")
 # A template part's copy by the part's identity, with the part (so a reused id cannot match).
 TemplateCopies = dict[int, tuple[Any, Any]]
+AlikeCopies = dict[tuple[str, bytes], Any]  # template_copy's copies by namespace and packed bytes
 
 
 # --- deterministic names and UIDs ------------------------------------------------------------------
@@ -398,7 +401,7 @@ def copy_from_template(value: Any) -> Any:
     return clone(value) if FAST_COPY else copy.deepcopy(value)  # clone: msgpack, C speed
 
 
-def template_copy(value: T, copies: TemplateCopies) -> T:
+def template_copy(value: T, copies: TemplateCopies, alike: AlikeCopies | None = None, scope: str = "") -> T:
     """`copy_from_template` made once per template part and shared by the objects made from it.
 
     Safe because nothing changes such a part in place once an object holds it: a claim's spec is immutable
@@ -407,12 +410,23 @@ def template_copy(value: T, copies: TemplateCopies) -> T:
     the template, so a second pass over a shared part changes nothing. 50,000 replicas then hold one copy
     of their template's claim spec and containers instead of 50,000 (~3 KB a pod) and skip the copying.
     With FAST_COPY off every object gets a deep copy of its own (tests/sim/test_engine_equivalence.py).
+
+    `alike`: copies by `scope` (a namespace) and packed bytes, so templates of equal parts (1,000 Deployments
+    of one pod spec) share one copy too: the copy is those bytes unpacked either way, and what holds for
+    replicas of one template holds for them (defaulting depends on the part and the namespace only).
     """
     if not FAST_COPY:
         return copy.deepcopy(value)
     found = copies.get(id(value))
     if found is None or found[0] is not value:
-        found = copies[id(value)] = (value, clone(value))
+        if alike is None or not isinstance(value, msgspec.Struct):
+            made = clone(value)
+        else:
+            data = packed(value)
+            made = alike.get((scope, data))
+            if made is None:
+                made = alike[(scope, data)] = unpacked(type(value), data)
+        found = copies[id(value)] = (value, made)
     return found[1]
 
 

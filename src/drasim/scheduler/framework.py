@@ -387,7 +387,7 @@ class Scheduler:
         else:
             feasible, classes, statuses = plan.scan_subset(names, candidates, want, start, evaluate)
         if not ctx.own_counts:
-            ts.count_on_hosts(ctx.spread, plan, feasible, classes)
+            ts.count_on_hosts(ctx.spread, plan, feasible, classes, self._cache.pos if candidates is None else None)
         self.next_start_node_index = (self.next_start_node_index + len(feasible) + len(statuses)) % num_all
         return feasible, classes, statuses
 
@@ -670,4 +670,7 @@ def _score_memo_key(ctx: _Ctx, present: list[int], keys: list[tuple[int, SpreadK
     for c, (topology, _skew, _idx) in enumerate(spread.score):
         if topology != HOSTNAME and any(skey[c] is not None for _rid, skey in keys):
             return None
-    return (tuple(present), count, tuple(spread.score), bool(ctx.static.preferred))
+    # The selector indexes stay out: with the checks above no domain count is read from them (the hostname
+    # counts are in the spread keys), so workloads sharing a plan share its memo too.
+    return (tuple(present), count, tuple((k, skew) for k, skew, _idx in spread.score), spread.require_all,
+            bool(ctx.static.preferred))

@@ -133,6 +133,19 @@ class Plan:
         return (_pick_sorted(names, head) + _pick_sorted(names, tail),
                 _pick_sorted(cls, head) + _pick_sorted(cls, tail), Rejected(names, self.why[:], off, base=0))
 
+    def scanned_index(self, pos: int, first: int, last: int) -> int:
+        """The index of position `pos` among the feasible nodes of the full `scan` just made, whose first and
+        last feasible positions were `first` and `last` (-1: not among them). That scan took every feasible
+        position from `first` to `last`, wrapping, so the index is a count of feasible positions."""
+        entry = self.by_pos[pos]
+        n = len(self.by_pos)
+        if entry is None or entry[0] is not None or (pos - first) % n > (last - first) % n:
+            return -1
+        good = self.good
+        g = bisect_left(good, first)
+        k = bisect_left(good, pos)
+        return k - g if pos >= first else len(good) - g + k
+
     def scan_subset(self, names: list[str], positions: list[int], want: int, start: int,
                     evaluate: Callable[[str], Entry]) -> tuple[list[str], list[int], dict[str, Status]]:
         """`scan` over some of the nodes only (`positions` of `names`, in scan order)."""

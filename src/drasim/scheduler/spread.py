@@ -23,6 +23,7 @@ from drasim.scheduler.filters import (
 from drasim.scheduler.plan import Plan, SpreadKey
 
 PLUGIN = "PodTopologySpread"
+BY_POSITION = True  # False: count_on_hosts maps every feasible node (tests/scheduler/test_score_memo.py compares)
 
 
 @dataclass
@@ -36,13 +37,15 @@ class Spread:
     require_all: bool = False
 
 
+_SELECTOR_OWNERS = frozenset({("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("v1", "ReplicationController")})
+
+
 def owner_selector(cache: NodeCache, state: ClusterState, pod: Pod) -> tuple[tuple[str, str, frozenset[str]], ...]:
     """helper.DefaultSelector without Services: the controller ReplicaSet/StatefulSet/RC's selector."""
     owner = next((r for r in pod.metadata.owner_references if r.controller), None)
     if owner is None:
         return ()
-    kinds = {("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("v1", "ReplicationController")}
-    if (owner.api_version, owner.kind) not in kinds:
+    if (owner.api_version, owner.kind) not in _SELECTOR_OWNERS:
         return ()
     if cache.owners[0] != len(state.workloads):
         cache.owners = (len(state.workloads), {
@@ -98,20 +101,34 @@ def prefilter(cache: NodeCache, state: ClusterState, pod: Pod, namespace: str, s
     return spread
 
 
-def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: list[int]) -> None:
+def count_on_hosts(spread: Spread, plan: Plan, feasible: list[str], classes: list[int],
+                   positions: dict[str, int] | None = None) -> None:
     """Put the pod's own matching-pod counts of hostname score constraints into the score classes of the
-    feasible nodes that have such pods (the shared plan's entries hold 0 there)."""
+    feasible nodes that have such pods (the shared plan's entries hold 0 there). `positions` (node name ->
+    position) when `feasible` came from the plan's full scan just now: a node is found by bisection then,
+    instead of a map of every feasible node built per cycle for a small workload's few nodes."""
+    if not feasible:
+        return
     where: dict[str, int] | None = None
+    span: tuple[int, int] | None = None
+    if not BY_POSITION:
+        positions = None
     for c, (key, _skew, idx) in enumerate(spread.score):
         if key != HOSTNAME:
             continue
         for name, count in idx.by_node.items():
             if not count:
                 continue
-            if where is None:
-                where = dict(zip(feasible, range(len(feasible)), strict=True))
-            j = where.get(name)
-            if j is None:
+            if positions is not None:
+                p = positions.get(name)
+                if span is None:
+                    span = (positions[feasible[0]], positions[feasible[-1]])
+                j = -1 if p is None else plan.scanned_index(p, *span)
+            else:
+                if where is None:
+                    where = dict(zip(feasible, range(len(feasible)), strict=True))
+                j = where.get(name, -1)
+            if j < 0:
                 continue
             rid, skey = plan.classes[classes[j]]
             if skey[c] is not None:  # None: the node has no hostname label

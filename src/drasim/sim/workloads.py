@@ -40,6 +40,7 @@ from drasim.api.resource import ResourceClaimTemplate
 from drasim.cluster.state import EPOCH, ClusterState, Key
 from drasim.controllers.events import NORMAL, Event, ref
 from drasim.controllers.resourceclaim import (
+    AlikeCopies,
     TemplateCopies,
     copy_from_template,
     deterministic_uid,
@@ -113,6 +114,7 @@ class WorkloadController:
     succeeded: dict[WKey, set[str]] = field(default_factory=dict)  # Job -> UIDs of pods that succeeded
     completed: set[WKey] = field(default_factory=set)  # Jobs announced complete
     copies: TemplateCopies = field(default_factory=dict)  # pod template specs' shared copies (template_copy)
+    alike: AlikeCopies = field(default_factory=dict)  # and those shared by equal templates (template_copy)
 
     def reconcile(self, state: ClusterState) -> list[Event]:
         """One pass over `state.workloads`: ReplicaSets for Deployments, garbage collection of objects whose
@@ -214,7 +216,8 @@ class WorkloadController:
                                              controller=True, block_owner_deletion=True)],
         )
         # The spec's parts are the template's shared copy (template_copy); its top level is the pod's own.
-        pod = Pod(metadata=meta, spec=msgspec.structs.replace(template_copy(template.spec, self.copies)))
+        spec = template_copy(template.spec, self.copies, self.alike, ns)
+        pod = Pod(metadata=meta, spec=msgspec.structs.replace(spec))
         state.add(pod)
         return pod
 
