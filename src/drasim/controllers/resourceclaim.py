@@ -593,14 +593,17 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     Scheduler.apply and every other outcome was a failure that changed no claim (no claim deallocated, deleted
     or created; no PodGroups).
 
-    A full pass would find nothing to do but for pods naming one of these pods' claims. Everything else was
-    synced by the last pass and what it reads did not change: a failure writes only the pod's PodScheduled
-    condition, which no part of the pass reads; a bound pod's claims are allocated and reserved for it (apply
-    reserves every allocated claim of the pod, else the cycle failed), so its own pass and its claims' passes
-    find every consumer valid. Another pod naming such a claim may now have work: a shared claim allocated
-    for this pod gets a pod bound without the scheduler into its `reservedFor`. So only those pods and their
-    claims are visited, in the full pass's order (same events), after one walk over the pods' claim names. A
-    pass after a 50,000-pod scheduling pass then costs that walk, not 50,000 pods and claims.
+    A full pass would find nothing to do but for pods naming one of these pods' claims and pods still
+    waiting for a claim from a template. Everything else was synced by the last pass and what it reads did
+    not change: a failure writes only the pod's PodScheduled condition, which no part of the pass reads; a
+    bound pod's claims are allocated and reserved for it (apply reserves every allocated claim of the pod,
+    else the cycle failed), so its own pass and its claims' passes find every consumer valid. Another pod
+    naming such a claim may now have work: a shared claim allocated for this pod gets a pod bound without
+    the scheduler into its `reservedFor`. A pod whose claim could not be made from its template (missing
+    template, admin access with the gate off) is retried by every pass, with its Warning each time. So only
+    those pods and their claims are visited, in the full pass's order (same events), after one walk over
+    the pods' claim names. A pass after a 50,000-pod scheduling pass then costs that walk, not 50,000 pods
+    and claims.
     """
     if state.pod_groups:
         return sync(state, seed=seed)
@@ -614,7 +617,8 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
                 name = state.pod_claim_name(pod, entry.name)
                 if name:
                     named.add((key[0], name))
-    visit = [key for key, pod in state.pods.items() if key not in done and _names_any(key[0], pod, named)]
+    visit = [key for key, pod in state.pods.items()
+             if key not in done and (_names_any(key[0], pod, named) or _awaits_claim(state, pod))]
     if not visit:
         return []
     index = _OwnedIndex(state.claims)
@@ -633,6 +637,12 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     for key in sorted(claims):
         events += sync_claim(state, key)
     return events
+
+
+def _awaits_claim(state: ClusterState, pod: Pod) -> bool:
+    """Whether a template entry of the pod has no claim yet: after a full pass, one whose creation failed."""
+    return any(entry.resource_claim_template_name and not state.pod_claim_name(pod, entry.name)
+               for entry in pod.spec.resource_claims)
 
 
 def _names_any(ns: str, pod: Pod, claims: set[Key]) -> bool:
