@@ -578,8 +578,7 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     assign_pod_uids(state, seed=seed)
     events: list[Event] = sync_pod_groups(state, seed=seed) if state.pod_groups else []
     index = _OwnedIndex(state.claims)
-    order = sorted(state.pods, key=lambda k: (state.arrival.get(k, 1 << 62), k))
-    for key in order:
+    for key in state.in_arrival_order(state.pods):
         pod = state.pods.get(key)
         if pod is not None:
             events += _sync_pod(state, pod, seed=seed, index=index)
@@ -613,10 +612,7 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     for key in done:
         pod = state.pods.get(key)
         if pod is not None:
-            for entry in pod.spec.resource_claims:
-                name = state.pod_claim_name(pod, entry.name)
-                if name:
-                    named.add((key[0], name))
+            named.update(state.pod_claim_keys(pod))
     visit = [key for key, pod in state.pods.items()
              if key not in done and (_names_any(key[0], pod, named) or _awaits_claim(state, pod))]
     if not visit:
@@ -625,13 +621,10 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     events: list[Event] = []
     size = len(state.claims)
     claims: set[Key] = set()
-    for key in sorted(visit, key=lambda k: (state.arrival.get(k, 1 << 62), k)):
+    for key in state.in_arrival_order(visit):
         pod = state.pods[key]
         events += _sync_pod(state, pod, seed=seed, index=index)
-        for entry in pod.spec.resource_claims:
-            name = state.pod_claim_name(pod, entry.name)
-            if name:
-                claims.add((key[0], name))
+        claims.update(state.pod_claim_keys(pod))
     if len(state.claims) != size:  # claims made for these pods (pods only add claims): the full pass syncs them
         claims.update(islice(state.claims, size, None))
     for key in sorted(claims):

@@ -563,7 +563,7 @@ class Scheduler:
             state.add(result.extended_claim)
         uid = pod.metadata.uid or ""
         consumer = ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name, uid=uid)
-        keys = [k for k in (self._pod_claim_keys(state, pod)) if k in state.claims]
+        keys = [k for k in state.pod_claim_keys(pod) if k in state.claims]
         if result.extended_claim is not None:
             keys.append(key_of(result.extended_claim))
         for ckey in keys:
@@ -617,7 +617,7 @@ class Scheduler:
 
     def pod_claims(self, state: ClusterState, pod: Pod) -> list[ResourceClaim]:
         """The pod's claims, including the one behind its extended resources."""
-        keys = self._pod_claim_keys(state, pod)
+        keys = state.pod_claim_keys(pod)
         ext = pod.status.extended_resource_claim_status if pod.status is not None else None
         if ext is not None:
             keys.append((pod.metadata.namespace or "default", ext.resource_claim_name))
@@ -640,16 +640,6 @@ class Scheduler:
             if claim.status is not None and reserved_for_pod(claim, pod):
                 claim.status.reserved_for = [r for r in claim.status.reserved_for if not (
                     r.uid == pod.metadata.uid if pod.metadata.uid else r.name == pod.metadata.name)]
-
-    @staticmethod
-    def _pod_claim_keys(state: ClusterState, pod: Pod) -> list[Key]:
-        ns = pod.metadata.namespace or "default"
-        out = []
-        for entry in pod.spec.resource_claims:
-            name = state.pod_claim_name(pod, entry.name)
-            if name:
-                out.append((ns, name))
-        return out
 
 
 def _score_memo_key(ctx: _Ctx, present: list[int], keys: list[tuple[int, SpreadKey]], count: int
