@@ -614,7 +614,7 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
         if pod is not None:
             named.update(state.pod_claim_keys(pod))
     visit = [key for key, pod in state.pods.items()
-             if key not in done and (_names_any(key[0], pod, named) or _awaits_claim(state, pod))]
+             if key not in done and _may_have_work(state, key[0], pod, named)]
     if not visit:
         return []
     index = _OwnedIndex(state.claims)
@@ -632,17 +632,15 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     return events
 
 
-def _awaits_claim(state: ClusterState, pod: Pod) -> bool:
-    """Whether a template entry of the pod has no claim yet: after a full pass, one whose creation failed."""
-    return any(entry.resource_claim_template_name and not state.pod_claim_name(pod, entry.name)
-               for entry in pod.spec.resource_claims)
-
-
-def _names_any(ns: str, pod: Pod, claims: set[Key]) -> bool:
-    """Whether the pod names one of the claims, in a spec entry or a recorded status (a superset of the
-    claims `pod_claim_name` finds for it: visiting a pod more is harmless, a pass changes nothing twice)."""
+def _may_have_work(state: ClusterState, ns: str, pod: Pod, claims: set[Key]) -> bool:
+    """Whether a template entry of the pod has no claim yet (after a full pass: its creation failed), or the
+    pod names one of the claims, in a spec entry or a recorded status (a superset of the claims
+    `pod_claim_name` finds for it: visiting a pod more is harmless, a pass changes nothing twice)."""
     for entry in pod.spec.resource_claims:
-        if entry.resource_claim_name and (ns, entry.resource_claim_name) in claims:
+        if entry.resource_claim_name:
+            if (ns, entry.resource_claim_name) in claims:
+                return True
+        elif entry.resource_claim_template_name and not state.pod_claim_name(pod, entry.name):
             return True
     status = pod.status
     if status is not None:
