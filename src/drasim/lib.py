@@ -15,7 +15,6 @@ from typing import Any
 
 from drasim.allocator import AllocationError, Allocator, NodeLocalError
 from drasim.allocator.versions import allocator_features
-from drasim.api.clone import simulation_copy
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.encode import encode_object
 from drasim.api.profile import DEFAULT_VERSION, ReleaseProfile, profile_for
@@ -101,14 +100,14 @@ def simulate(inputs: Inputs, *, seed: int = 0, score_all_nodes: bool = False,
     """Run the inputs as `drasim simulate` does (the same seed gives the same answer)."""
     release = _release(inputs)
     options = simulation_options(release, seed=seed, score_all_nodes=score_all_nodes, horizon=horizon)
-    result = _simulate(simulation_copy(inputs.objects), inputs.timelines, options, owned=True)
+    result = _simulate(inputs.objects, inputs.timelines, options)
     result.rejected = inputs.admission.errors()
     pods = pod_lines(result)
     return Simulation(result, release, pods, workload_mix(pods))
 
 
 def _settled(inputs: Inputs, seed: int) -> ClusterState:
-    return settled_state(simulation_copy(inputs.objects), inputs.timelines, _release(inputs), seed=seed, owned=True)
+    return settled_state(inputs.objects, inputs.timelines, _release(inputs), seed=seed)
 
 
 def _key(ref: str, namespace: str) -> tuple[str, str]:

@@ -1,10 +1,13 @@
-"""ClusterState keeps the in-use device index equal to what the allocated claims say."""
+"""ClusterState keeps the in-use device index equal to what the allocated claims say, and answers which
+claims a pod names and in which order pods arrived."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from drasim.allocator import DeviceID
+from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
+from drasim.api.meta import ObjectMeta
 from drasim.cluster import ClusterState
 from drasim.runner.scenario import in_use_state
 from drasim.sources.scenario import load_scenario
@@ -46,3 +49,24 @@ def test_in_flight_allocations_count_as_in_use() -> None:
         DeviceRequestAllocationResult(request="gpu", driver="gpu.nvidia.com", pool="p", device="d")]))
     assert DeviceID("gpu.nvidia.com", "p", "d") in state.allocated_state([flight]).devices
     assert DeviceID("gpu.nvidia.com", "p", "d") not in state.in_use.devices
+
+
+def test_pod_claim_keys_name_the_known_claims_in_spec_order() -> None:
+    pod = Pod(metadata=ObjectMeta(name="p", namespace="ns"), spec=PodSpec(resource_claims=[
+        PodResourceClaim(name="made", resource_claim_template_name="t"),
+        PodResourceClaim(name="shared", resource_claim_name="common"),
+        PodResourceClaim(name="waiting", resource_claim_template_name="t"),
+    ]), status=PodStatus(resource_claim_statuses=[PodResourceClaimStatus(name="made", resource_claim_name="p-made")]))
+    assert ClusterState().pod_claim_keys(pod) == [("ns", "p-made"), ("ns", "common")]
+    unnamespaced = Pod(metadata=ObjectMeta(name="q"), spec=PodSpec(resource_claims=[
+        PodResourceClaim(name="shared", resource_claim_name="common")]))
+    assert ClusterState().pod_claim_keys(unnamespaced) == [("default", "common")]
+
+
+def test_pods_in_arrival_order_then_by_key() -> None:
+    state = ClusterState()
+    for name in ("b", "a", "c"):
+        state.add(Pod(metadata=ObjectMeta(name=name, namespace="default"), spec=PodSpec()))
+    unknown = [("default", "z"), ("default", "y")]
+    assert state.in_arrival_order([*unknown, *state.pods]) == [
+        ("default", "b"), ("default", "a"), ("default", "c"), ("default", "y"), ("default", "z")]

@@ -1,9 +1,10 @@
 """The claim controller's pass after a scheduling pass (rc.sync_after_binding) equals a full pass (rc.sync).
 
 Generated clusters: pods with template claims, shared claims named by several pods (resourceClaimName), both,
-pods bound without the scheduler (nodeName preset) and pods without a UID; more pods than devices, so some
-fail. After a full pass and a scheduling pass of every pending pod, the pass after binding gives the
-same events, pods and claims as a full pass.
+pods whose template is missing (each pass retries them with a Warning), pods bound without the scheduler
+(nodeName preset) and pods without a UID; more pods than devices, so some fail. After a full pass and a
+scheduling pass of every pending pod, the pass after binding gives the same events, pods and claims as a
+full pass.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from drasim.cluster import ClusterState
 from drasim.cluster.state import key_of
 from drasim.controllers import resourceclaim as rc
 from drasim.scheduler import Scheduler
+from drasim.sim.engine import Simulation, SimulationOptions
 from hypothesis_budget import examples
 
 DRIVER = "gpu.example.com"
@@ -52,7 +54,8 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     for p in range(draw(st.integers(1, 10))):
         entries: list[dict[str, Any]] = []
         if draw(st.booleans()) or not shared:
-            entries.append({"name": "own", "resourceClaimTemplateName": "t"})
+            template = "missing" if draw(st.integers(0, 4)) == 0 else "t"
+            entries.append({"name": "own", "resourceClaimTemplateName": template})
         if shared and draw(st.booleans()):
             entries.append({"name": "common", "resourceClaimName": f"shared-{draw(st.integers(0, shared - 1))}"})
         spec: dict[str, Any] = {"resourceClaims": entries, "containers": [{"name": "c", "image": "i", "resources": {
@@ -66,13 +69,18 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     return docs
 
 
-def _scheduled(docs: list[dict[str, Any]]) -> tuple[ClusterState, list[Any], bool]:
-    """A state after a full controller pass and a scheduling pass of every pending pod, the pods attempted,
-    and whether every outcome was a binding or a failure that changed no claim."""
+def _objects(docs: list[dict[str, Any]]) -> list[Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cluster.yaml"
         path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
         objects, _, _ = load_inputs([str(path)])
+    return objects
+
+
+def _scheduled(docs: list[dict[str, Any]]) -> tuple[ClusterState, list[Any], bool]:
+    """A state after a full controller pass and a scheduling pass of every pending pod, the pods attempted,
+    and whether every outcome was a binding or a failure that changed no claim."""
+    objects = _objects(docs)
     state = ClusterState.from_objects(objects, features=features_for_version("1.36"))
     rc.sync(state)
     scheduler = Scheduler()
@@ -104,3 +112,21 @@ def test_the_pass_after_binding_equals_a_full_pass(docs: list[dict[str, Any]]) -
     events = rc.sync_after_binding(state, bound)
     event("the pass had something to do" if events else "the pass found nothing to do")
     assert _fingerprint(state, events) == full
+
+
+def test_a_pod_whose_template_is_missing_is_retried_after_another_binds() -> None:
+    """The engine's pass after binding retries the failed pod as a full pass does: its Warning again."""
+    docs: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+                                   "status": {"allocatable": {"cpu": "8", "pods": "110"}}}]
+    docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {
+        "resourceClaims": [{"name": "own", "resourceClaimTemplateName": "missing"}],
+        "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "own"}]}}]}})
+    docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"},
+                 "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    options = SimulationOptions(fast_paths=True, features=features_for_version("1.36"))
+    result = Simulation(_objects(docs), [], options).run()
+    warning = ("FailedResourceClaimCreation", "Pod/default/a",
+               'PodResourceClaim own: resource claim template "missing": '
+               'resourceclaimtemplate.resource.k8s.io "missing" not found')
+    assert [(e.reason, e.object, e.message) for e in result.events] == [
+        warning, ("Scheduled", "Pod/default/b", "Successfully assigned default/b to n0"), warning]

@@ -231,6 +231,21 @@ class ClusterState:
                     return status.resource_claim_name
         return None
 
+    def pod_claim_keys(self, pod: Pod) -> list[Key]:
+        """The keys of the claims the pod's `spec.resourceClaims` entries name (those known yet), in order."""
+        ns = pod.metadata.namespace or "default"
+        out: list[Key] = []
+        for entry in pod.spec.resource_claims:
+            name = self.pod_claim_name(pod, entry.name)
+            if name:
+                out.append((ns, name))
+        return out
+
+    def in_arrival_order(self, keys: Iterable[Key]) -> list[Key]:
+        """Pod keys sorted by `arrival` (pods it does not know last), then by key."""
+        arrival = self.arrival
+        return sorted(keys, key=lambda k: (arrival.get(k, 1 << 62), k))
+
     def pod_claims(self, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
         """(pod claim name, claim or None when missing) for each `spec.resourceClaims` entry."""
         ns = pod.metadata.namespace or "default"

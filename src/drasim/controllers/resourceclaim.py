@@ -592,8 +592,7 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     assign_pod_uids(state, seed=seed)
     events: list[Event] = sync_pod_groups(state, seed=seed) if state.pod_groups else []
     index = _OwnedIndex(state.claims)
-    order = sorted(state.pods, key=lambda k: (state.arrival.get(k, 1 << 62), k))
-    for key in order:
+    for key in state.in_arrival_order(state.pods):
         pod = state.pods.get(key)
         if pod is not None:
             events += _sync_pod(state, pod, seed=seed, index=index)
@@ -607,14 +606,17 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     Scheduler.apply and every other outcome was a failure that changed no claim (no claim deallocated, deleted
     or created; no PodGroups).
 
-    A full pass would find nothing to do but for pods naming one of these pods' claims. Everything else was
-    synced by the last pass and what it reads did not change: a failure writes only the pod's PodScheduled
-    condition, which no part of the pass reads; a bound pod's claims are allocated and reserved for it (apply
-    reserves every allocated claim of the pod, else the cycle failed), so its own pass and its claims' passes
-    find every consumer valid. Another pod naming such a claim may now have work: a shared claim allocated
-    for this pod gets a pod bound without the scheduler into its `reservedFor`. So only those pods and their
-    claims are visited, in the full pass's order (same events), after one walk over the pods' claim names. A
-    pass after a 50,000-pod scheduling pass then costs that walk, not 50,000 pods and claims.
+    A full pass would find nothing to do but for pods naming one of these pods' claims and pods still
+    waiting for a claim from a template. Everything else was synced by the last pass and what it reads did
+    not change: a failure writes only the pod's PodScheduled condition, which no part of the pass reads; a
+    bound pod's claims are allocated and reserved for it (apply reserves every allocated claim of the pod,
+    else the cycle failed), so its own pass and its claims' passes find every consumer valid. Another pod
+    naming such a claim may now have work: a shared claim allocated for this pod gets a pod bound without
+    the scheduler into its `reservedFor`. A pod whose claim could not be made from its template (missing
+    template, admin access with the gate off) is retried by every pass, with its Warning each time. So only
+    those pods and their claims are visited, in the full pass's order (same events), after one walk over
+    the pods' claim names. A pass after a 50,000-pod scheduling pass then costs that walk, not 50,000 pods
+    and claims.
     """
     if state.pod_groups:
         return sync(state, seed=seed)
@@ -624,24 +626,19 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     for key in done:
         pod = state.pods.get(key)
         if pod is not None:
-            for entry in pod.spec.resource_claims:
-                name = state.pod_claim_name(pod, entry.name)
-                if name:
-                    named.add((key[0], name))
-    visit = [key for key, pod in state.pods.items() if key not in done and _names_any(key[0], pod, named)]
+            named.update(state.pod_claim_keys(pod))
+    visit = [key for key, pod in state.pods.items()
+             if key not in done and _may_have_work(state, key[0], pod, named)]
     if not visit:
         return []
     index = _OwnedIndex(state.claims)
     events: list[Event] = []
     size = len(state.claims)
     claims: set[Key] = set()
-    for key in sorted(visit, key=lambda k: (state.arrival.get(k, 1 << 62), k)):
+    for key in state.in_arrival_order(visit):
         pod = state.pods[key]
         events += _sync_pod(state, pod, seed=seed, index=index)
-        for entry in pod.spec.resource_claims:
-            name = state.pod_claim_name(pod, entry.name)
-            if name:
-                claims.add((key[0], name))
+        claims.update(state.pod_claim_keys(pod))
     if len(state.claims) != size:  # claims made for these pods (pods only add claims): the full pass syncs them
         claims.update(islice(state.claims, size, None))
     for key in sorted(claims):
@@ -649,11 +646,15 @@ def sync_after_binding(state: ClusterState, bound: Iterable[Key], *, seed: int =
     return events
 
 
-def _names_any(ns: str, pod: Pod, claims: set[Key]) -> bool:
-    """Whether the pod names one of the claims, in a spec entry or a recorded status (a superset of the
-    claims `pod_claim_name` finds for it: visiting a pod more is harmless, a pass changes nothing twice)."""
+def _may_have_work(state: ClusterState, ns: str, pod: Pod, claims: set[Key]) -> bool:
+    """Whether a template entry of the pod has no claim yet (after a full pass: its creation failed), or the
+    pod names one of the claims, in a spec entry or a recorded status (a superset of the claims
+    `pod_claim_name` finds for it: visiting a pod more is harmless, a pass changes nothing twice)."""
     for entry in pod.spec.resource_claims:
-        if entry.resource_claim_name and (ns, entry.resource_claim_name) in claims:
+        if entry.resource_claim_name:
+            if (ns, entry.resource_claim_name) in claims:
+                return True
+        elif entry.resource_claim_template_name and not state.pod_claim_name(pod, entry.name):
             return True
     status = pod.status
     if status is not None:

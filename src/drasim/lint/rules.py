@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from drasim import DEFAULT_KUBERNETES_VERSION
 from drasim.api import core
 from drasim.api import resource as r
-from drasim.api.clone import simulation_copy
 from drasim.api.profile import ReleaseProfile, profile_for
 from drasim.cluster import ClusterState
 from drasim.lint.base import LintContext, LintFinding, Workload, ref_of
@@ -327,10 +326,10 @@ def lint_objects(
         # The rules judge what each DeviceTaintRule would do: simulating them first would already have
         # evicted (NoExecute) or diverted (NoSchedule) the pods they are about.
         kept = [o for o in admitted if not isinstance(o, r.DeviceTaintRule)]
-        return settled_state(simulation_copy(kept), timelines, settle_profile, owned=True)
+        return settled_state(kept, timelines, settle_profile)
 
     ctx = LintContext.build(objects, version, features, profile, settle)
-    ctx.simulate = lambda: settled_records(simulation_copy(admitted), timelines, settle_profile, owned=True)
+    ctx.simulate = lambda: settled_records(admitted, timelines, settle_profile)
     ctx.pending_hints = pending_hints
     found: list[LintFinding] = []
     for check in _CHECKS:

@@ -210,7 +210,7 @@ class DraCaches:
                     memo.clear()  # claims made one by one (no template) would otherwise pin every spec
                 hit = memo[id(spec)] = (spec, spec_key(spec))
             parts.append(hit[1])
-        key = tuple(parts)  # grouping.shape_key(claims)
+        key = tuple(parts)  # the claims' spec_keys, in order
         found = self.shapes.get(key)
         if found is None:
             found = Shape(claims, classes, len(self.shapes))

@@ -440,11 +440,10 @@ class Scheduler:
         present = sorted(set(classes))
         keys = [plan.classes[c] for c in present]
         raws = [plan.raws[rid] for rid, _k in keys]
-        if any(raw[4] < 0 for raw in raws):
-            for c in dict.fromkeys(classes):  # the first such node in scan order names the error
-                if plan.raws[plan.classes[c][0]][4] < 0:  # the positional pairing failed (scores.dra_raw)
-                    name = feasible[classes.index(c)]
-                    ctx.dra.score_error(nc.state.nodes[name], nc.alloc[name])  # type: ignore[union-attr]
+        if any(raw[4] < 0 for raw in raws):  # the positional pairing failed (scores.dra_raw)
+            # The first such node in scan order names the error (score_error raises).
+            name = feasible[next(i for i, c in enumerate(classes) if plan.raws[plan.classes[c][0]][4] < 0)]
+            ctx.dra.score_error(nc.state.nodes[name], nc.alloc[name])  # type: ignore[union-attr]
         memo_key = _score_memo_key(ctx, present, keys, len(classes)) if SCORE_MEMO else None
         if memo_key is not None:
             hit = plan.score_memo.get(memo_key)
@@ -563,7 +562,7 @@ class Scheduler:
             state.add(result.extended_claim)
         uid = pod.metadata.uid or ""
         consumer = ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name, uid=uid)
-        keys = [k for k in (self._pod_claim_keys(state, pod)) if k in state.claims]
+        keys = [k for k in state.pod_claim_keys(pod) if k in state.claims]
         if result.extended_claim is not None:
             keys.append(key_of(result.extended_claim))
         for ckey in keys:
@@ -617,7 +616,7 @@ class Scheduler:
 
     def pod_claims(self, state: ClusterState, pod: Pod) -> list[ResourceClaim]:
         """The pod's claims, including the one behind its extended resources."""
-        keys = self._pod_claim_keys(state, pod)
+        keys = state.pod_claim_keys(pod)
         ext = pod.status.extended_resource_claim_status if pod.status is not None else None
         if ext is not None:
             keys.append((pod.metadata.namespace or "default", ext.resource_claim_name))
@@ -641,16 +640,6 @@ class Scheduler:
                 claim.status.reserved_for = [r for r in claim.status.reserved_for if not (
                     r.uid == pod.metadata.uid if pod.metadata.uid else r.name == pod.metadata.name)]
 
-    @staticmethod
-    def _pod_claim_keys(state: ClusterState, pod: Pod) -> list[Key]:
-        ns = pod.metadata.namespace or "default"
-        out = []
-        for entry in pod.spec.resource_claims:
-            name = state.pod_claim_name(pod, entry.name)
-            if name:
-                out.append((ns, name))
-        return out
-
 
 def _score_memo_key(ctx: _Ctx, present: list[int], keys: list[tuple[int, SpreadKey]], count: int
                     ) -> tuple[object, ...] | None:
@@ -658,11 +647,12 @@ def _score_memo_key(ctx: _Ctx, present: list[int], keys: list[tuple[int, SpreadK
     counts that binding changes).
 
     A class fixes its raw scores and spread key (plan.classes), so the totals of the classes present follow
-    from the classes, their order (normalising), the feasible count (the hostname constraint's weight), the
-    pod's score constraints and its preferred affinity. Not so for a constraint on another label that some
-    present node has (its domain count is read from the selector index), nor when the pod's own constraints
-    leave out nodes without one of their keys (`require_all`: the count depends on the sizes). Replicas
-    scanning windows of mostly the same few classes then score once per class mix instead of once per pod.
+    from which classes are present (not their order: see Scheduler._score), the feasible count (the hostname
+    constraint's weight), the pod's score constraints and its preferred affinity. Not so for a constraint on
+    another label that some present node has (its domain count is read from the selector index), nor when
+    the pod's own constraints leave out nodes without one of their keys (`require_all`: the count depends
+    on the sizes). Replicas scanning windows of mostly the same few classes then score once per class mix
+    instead of once per pod.
     """
     spread = ctx.spread
     if spread.require_all and any(None in skey for _rid, skey in keys):

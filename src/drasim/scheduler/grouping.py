@@ -53,13 +53,13 @@ class Slot:
 
 
 class Shape:
-    """The claims of one Allocate call, reduced to what the search reads; `key` identifies them."""
+    """The claims of one Allocate call, reduced to what the search reads (DraCaches.shape keys them by
+    their specs' `spec_key`s)."""
 
-    __slots__ = ("attrs", "id", "key", "slots")
+    __slots__ = ("attrs", "id", "slots")
 
     def __init__(self, claims: Sequence[ResourceClaim], classes: dict[str, DeviceClass], ident: int) -> None:
         self.id = ident
-        self.key = shape_key(claims)
         self.slots: list[Slot] = []
         attrs: set[str] = set()
         for claim in claims:
@@ -79,13 +79,8 @@ class Shape:
         self.attrs = tuple(sorted(attrs))
 
 
-def shape_key(claims: Sequence[ResourceClaim]) -> tuple[bytes, ...]:
-    """The claims' specs (names and namespaces do not steer the search)."""
-    return tuple(spec_key(c.spec) for c in claims)
-
-
 def spec_key(spec: ResourceClaimSpec) -> bytes:
-    """One claim's part of `shape_key`."""
+    """One claim's part of a shape's key: its spec (names and namespaces do not steer the search)."""
     return _encode(spec)
 
 

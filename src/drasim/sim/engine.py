@@ -208,7 +208,6 @@ class Simulation:
         self.backoff: dict[Key, datetime] = {}  # pods whose PreBind failed: retried after the initial backoff
         self.gang = GangWaits()  # gang pods waiting in Permit for their PodGroup's quorum
         self.steady = SteadyStateWatch()
-        self._bound_in_pass: list[Key] | None = None  # see _schedule_pass
         self.steady_state = ""
 
     # --- the loop -------------------------------------------------------------------------------
@@ -272,9 +271,9 @@ class Simulation:
         self._log(self.workloads.reconcile(state))
         self._log(rc.sync(state, seed=seed))
         for _ in range(MAX_PASSES):
-            freed = self._schedule_pass()
+            freed, bound = self._schedule_pass()
             # After a pass that only bound pods or recorded failures, the controller visits only what that touched.
-            bound = self._bound_in_pass if self.options.fast_paths else None
+            bound = bound if self.options.fast_paths else None
             created = rc.sync(state, seed=seed) if bound is None else rc.sync_after_binding(state, bound, seed=seed)
             self._log(created)
             # Binding only consumes resources, so a pod that just failed is retried in this instant only
@@ -295,14 +294,13 @@ class Simulation:
             self._log(rc.sync(state, seed=seed))
         self._log(update_rule_statuses(state, self.evictions.evicted_by_rule, tracker=self.evictions))
 
-    def _schedule_pass(self) -> bool:
-        """One attempt for every pending pod in queue order; True if a PostFilter freed devices."""
+    def _schedule_pass(self) -> tuple[bool, list[Key] | None]:
+        """One attempt for every pending pod in queue order: whether a PostFilter freed devices, and `bound`."""
         state = self.state
         changed = False
         # The pods bound (or assumed) while every outcome is a binding or a failure that changes no claim
         # (rc.sync_after_binding); None once one deallocates, deletes or creates a claim, or with gangs.
         bound: list[Key] | None = None if state.pod_groups or self.options.gang_scheduling else []
-        self._bound_in_pass = None
         # Within the pass the state changes only through Scheduler.apply (which forgets remembered failures).
         self.scheduler.reuse_failures(state if self.options.fast_paths else None)
         self.gang.new_pass()
@@ -353,8 +351,7 @@ class Simulation:
                         changed = True
         finally:
             self.scheduler.reuse_failures(None)
-        self._bound_in_pass = bound
-        return changed
+        return changed, bound
 
     def _after_permit(self, key: Key, result: ScheduleResult | None) -> None:
         """A gang pod Permit let through: on to PreBind's wait for binding conditions, or bound."""
