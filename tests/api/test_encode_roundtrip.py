@@ -314,3 +314,17 @@ def test_shared_template_parts_print_the_plain_bytes(folder: str) -> None:
         assert yaml_objects(objs) == yaml_documents([encode_object(o) for o in objs]) == to_yaml(objs)
         assert yaml_objects(objs, extra) == yaml_documents([*(encode_object(o) for o in objs), *extra])
     assert shared > 0
+
+
+def test_decoded_objects_take_the_struct_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Objects read from JSON hold apiVersion/kind strings equal to the defaults but not the default objects
+    (omit_defaults keeps them): object_json still writes the struct's own bytes, equal to the wire form's."""
+    from drasim.api import encode
+
+    text = (b'{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":'
+            b'{"driver":"d","pool":{"name":"p","generation":1,"resourceSliceCount":1},"nodeName":"n",'
+            b'"devices":[{"name":"g","capacity":{"memory":{"value":"80Gi"}}}]}}')
+    objs = decode_json_bytes(text, source="in.json").objects
+    expected = [json_document(encode_object(o), indent=0) for o in objs]
+    monkeypatch.setattr(encode, "encode_object", lambda obj: pytest.fail("took the dict path"))
+    assert [bytes(object_json(o)) for o in objs] == expected

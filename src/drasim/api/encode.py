@@ -170,6 +170,10 @@ def object_json(obj: KubeObject) -> bytes:
             raw = _JSON.encode(obj)
             if raw.startswith(b'{"metadata":'):
                 return head + memoryview(raw)[1:]
+            # A decoded object's apiVersion and kind equal the defaults but are other str objects, and
+            # omit_defaults omits only the default objects themselves: the struct wrote the head already.
+            if raw.startswith(head) and raw.startswith(b'"metadata":', len(head)):
+                return raw
     return _JSON.encode(encode_object(obj))
 
 
