@@ -342,8 +342,12 @@ def cluster_events(result: SimulationResult) -> list[EventLine]:
     return sorted(lines, key=attrgetter("last", "first"))
 
 
-def event_objects(result: SimulationResult) -> list[dict[str, object]]:
-    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time)."""
+def event_objects(result: SimulationResult, *, shared: set[int] | None = None) -> list[dict[str, object]]:
+    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time).
+
+    With `shared` (as in `scores_document`), the events of one object hold one `involvedObject` dict and
+    those of one source one `source` dict, and the ids of those held more than once are added to `shared`.
+    """
     pod_uids: dict[tuple[str, str], str] = {}
     for pod in [*result.evicted, *result.state.pods.values()]:
         pod_uids[(pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
@@ -352,31 +356,57 @@ def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     nanos: dict[datetime, int] = {}  # events share few instants
+    # With `shared`: per (namespace, kind, name) its involvedObject, per source its source dict. A
+    # ReplicaSet's SuccessfulCreate events are one per pod, so most events repeat some object's part.
+    involved_parts: dict[tuple[str, str, str], dict[str, str]] = {}
+    source_parts: dict[str, dict[str, str]] = {}
     for line in cluster_events(result):
         first = nanos.get(line.first)
         if first is None:
             first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
         stamp = _free_stamp(skip, line.name, first)
         skip[(line.name, stamp)] = stamp + 1
-        # Empty fields are left out (an apiVersion only for core kinds, a namespace only where there is one).
-        involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
-            if line.kind in ("Pod", "Node") else {"kind": line.kind, "name": line.name}
         meta: dict[str, str] = {"name": f"{line.name}.{stamp:x}"}
         if line.namespace:
-            involved["namespace"] = line.namespace
             meta["namespace"] = line.namespace
-        uid = pod_uids.get((line.namespace, line.name)) if line.kind == "Pod" else None
-        if uid:
-            involved["uid"] = uid
-        if not (line.kind and line.name):
-            involved = {k: v for k, v in involved.items() if v}
+        involved: dict[str, str] | None = None
+        source: dict[str, str] | None = None
+        if shared is not None:
+            involved = involved_parts.get((line.namespace, line.kind, line.name))
+            source = source_parts.get(line.source)
+            for part in (involved, source):
+                if part is not None:
+                    shared.add(id(part))
+        if involved is None:
+            involved = _involved_object(line, pod_uids)
+            if shared is not None:
+                involved_parts[(line.namespace, line.kind, line.name)] = involved
+        if source is None:
+            source = {"component": line.source}
+            if shared is not None:
+                source_parts[line.source] = source
         out.append({
             "apiVersion": "v1", "kind": "Event", "metadata": meta, "involvedObject": involved,
             "type": line.type, "reason": line.reason, "message": line.message, "count": line.count,
             "firstTimestamp": _rfc3339(line.first), "lastTimestamp": _rfc3339(line.last),
-            "source": {"component": line.source}, "reportingComponent": line.source,
+            "source": source, "reportingComponent": line.source,
         })
     return out
+
+
+def _involved_object(line: EventLine, pod_uids: dict[tuple[str, str], str]) -> dict[str, str]:
+    """The event's involvedObject. Empty fields are left out (an apiVersion only for core kinds, a namespace
+    only where there is one, a uid only for pods)."""
+    involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
+        if line.kind in ("Pod", "Node") else {"kind": line.kind, "name": line.name}
+    if line.namespace:
+        involved["namespace"] = line.namespace
+    uid = pod_uids.get((line.namespace, line.name)) if line.kind == "Pod" else None
+    if uid:
+        involved["uid"] = uid
+    if not (line.kind and line.name):
+        involved = {k: v for k, v in involved.items() if v}
+    return involved
 
 
 def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
@@ -411,8 +441,9 @@ def final_objects(result: SimulationResult, profile: ReleaseProfile | None = Non
 def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None, *,
                     shared: set[int] | None = None) -> list[dict[str, object]]:
     """What `simulate -o yaml|json` lists after the objects: the Events and the scores (`shared`: as in
-    `scores_document`)."""
-    return [*event_objects(result), scores_document(pod_lines(result) if lines is None else lines, shared=shared)]
+    `event_objects` and `scores_document`)."""
+    return [*event_objects(result, shared=shared),
+            scores_document(pod_lines(result) if lines is None else lines, shared=shared)]
 
 
 def scores_document(lines: list[PodLine], *, shared: set[int] | None = None) -> dict[str, object]:
