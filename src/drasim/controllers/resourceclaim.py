@@ -53,10 +53,12 @@ __all__ = [
     "claim_name",
     "deterministic_uid",
     "fresh_pod_uid",
+    "generated_suffix",
     "hash_chars",
     "is_owned_by",
     "is_reserved_for",
     "pod_done",
+    "pod_uid",
     "sync",
     "sync_after_binding",
     "sync_claim",
@@ -74,6 +76,7 @@ _TERMINAL = ("Succeeded", "Failed")
 # Copy template specs with `api.clone` (False: copy.deepcopy, to prove both give the same claims).
 FAST_COPY = True
 T = TypeVar("T")
+_sha256 = hashlib.sha256
 # A template part's copy by the part's identity, with the part (so a reused id cannot match).
 TemplateCopies = dict[int, tuple[Any, Any]]
 AlikeCopies = dict[tuple[str, bytes], Any]  # template_copy's copies by namespace and packed bytes
@@ -82,15 +85,45 @@ AlikeCopies = dict[tuple[str, bytes], Any]  # template_copy's copies by namespac
 # --- deterministic names and UIDs ------------------------------------------------------------------
 
 def _digest(parts: Iterable[object]) -> bytes:
-    return hashlib.sha256("\x00".join(map(str, parts)).encode()).digest()
+    return _sha256("\x00".join(map(str, parts)).encode()).digest()
 
 
 def hash_chars(parts: Sequence[object], length: int) -> str:
     """`length` characters of `SUFFIX_ALPHABET` derived from the SHA-256 of `parts` (at most 50)."""
+    return _chars(_digest(parts), length)
+
+
+def deterministic_uid(*parts: object) -> str:
+    """A UUID (lower-case, 36 characters, version 4 layout) derived from `parts`."""
+    return _uid(_digest(parts))
+
+
+# The per-object names and UIDs (four SHA-256 a replica: its name and UID, its claim's name and UID) spell the
+# text `_digest` joins as one f-string and take the 5-character case through a table: the same bytes hashed,
+# the same digits, for half the cost (tests/controllers/test_resourceclaim_hashes.py holds them equal).
+
+def generated_suffix(seed: int, namespace: str, owner: str, n: int) -> str:
+    """`hash_chars((seed, namespace, owner, n), 5)`: the suffix of the `n`th pod a ReplicaSet or Job creates."""
+    return _chars5(_sha256(f"{seed!s}\x00{namespace!s}\x00{owner!s}\x00{n!s}".encode()).digest())
+
+
+def pod_uid(seed: int, namespace: str, name: str, n: int) -> str:
+    """`deterministic_uid(seed, "Pod", namespace, name, n)`: a created pod's UID."""
+    return _uid(_sha256(f"{seed!s}\x00Pod\x00{namespace!s}\x00{name!s}\x00{n!s}".encode()).digest())
+
+
+def _claim_uid(seed: int, namespace: str, name: str) -> str:
+    """`deterministic_uid(seed, "ResourceClaim", namespace, name)`."""
+    return _uid(_sha256(f"{seed!s}\x00ResourceClaim\x00{namespace!s}\x00{name!s}".encode()).digest())
+
+
+def _chars(digest: bytes, length: int) -> str:
+    if length == 5:
+        return _chars5(digest)
     base = len(SUFFIX_ALPHABET)
     # The first `length` base-`base` digits of the digest depend only on it modulo base**length: one wide
-    # division, then small ones (two names per replica).
-    value = int.from_bytes(_digest(parts), "big") % base**length
+    # division, then small ones.
+    value = int.from_bytes(digest, "big") % base**length
     out = []
     for _ in range(length):
         value, digit = divmod(value, base)
@@ -98,15 +131,24 @@ def hash_chars(parts: Sequence[object], length: int) -> str:
     return "".join(out)
 
 
-def deterministic_uid(*parts: object) -> str:
-    """A UUID (lower-case, 36 characters, version 4 layout) derived from `parts`."""
-    # str(uuid.UUID(bytes=..., version=4)) by hand (one per pod and claim; the class costs several times
-    # more): the version nibble 4 in byte 6, the RFC 4122 variant bits 10 in byte 8, then 8-4-4-4-12 hex.
-    raw = bytearray(_digest(parts)[:16])
-    raw[6] = (raw[6] & 0x0F) | 0x40
-    raw[8] = (raw[8] & 0x3F) | 0x80
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+def _chars5(digest: bytes) -> str:
+    # `_chars(digest, 5)` two digits at a time: digits least significant first, as the loop appends them.
+    value = int.from_bytes(digest, "big") % _BASE5
+    return _PAIRS[value % _PAIR] + _PAIRS[value // _PAIR % _PAIR] + SUFFIX_ALPHABET[value // (_PAIR * _PAIR)]
+
+
+def _uid(digest: bytes) -> str:
+    # str(uuid.UUID(bytes=digest[:16], version=4)) by hand (one per pod and claim; the class costs several
+    # times more): in hex, the version nibble 4 at character 12 and the RFC 4122 variant bits 10 over the
+    # top two bits of character 16, then 8-4-4-4-12.
+    h = digest[:16].hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
+_PAIR = len(SUFFIX_ALPHABET) ** 2
+_BASE5 = len(SUFFIX_ALPHABET) ** 5
+_PAIRS = [SUFFIX_ALPHABET[i % len(SUFFIX_ALPHABET)] + SUFFIX_ALPHABET[i // len(SUFFIX_ALPHABET)] for i in range(_PAIR)]
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
 
 
 def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
@@ -122,7 +164,8 @@ def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
 
 def claim_name(namespace: str, pod_name: str, pod_claim_name: str, *, seed: int = 0, attempt: int = 0) -> str:
     """The name drasim's "API server" gives the claim generated for `pod_claim_name` of the pod."""
-    suffix = hash_chars((seed, namespace, pod_name, pod_claim_name, attempt), 5)
+    suffix = _chars5(_sha256(f"{seed!s}\x00{namespace!s}\x00{pod_name!s}\x00{pod_claim_name!s}\x00{attempt!s}"
+                             .encode()).digest())  # hash_chars((seed, namespace, pod, claim, attempt), 5)
     return claim_generate_name(pod_name, pod_claim_name) + suffix
 
 
@@ -146,7 +189,7 @@ def fresh_pod_uid(state: ClusterState, namespace: str, name: str, *, seed: int =
     """A deterministic UID for a new pod that no pod or claim refers to yet."""
     taken = taken if taken is not None else _referenced_uids(state)[0]
     n = 0
-    while (uid := deterministic_uid(seed, "Pod", namespace, name, n)) in taken:
+    while (uid := pod_uid(seed, namespace, name, n)) in taken:
         n += 1
     return uid
 
@@ -385,7 +428,7 @@ def _claim_from_template(state: ClusterState, ns: str, owner: OwnerReference, en
         name=name,
         generate_name=claim_generate_name(owner.name, entry),
         namespace=ns,
-        uid=deterministic_uid(seed, "ResourceClaim", ns, name),
+        uid=_claim_uid(seed, ns, name),
         creation_timestamp=state.now,
         labels=dict(tmeta.labels),
         annotations={**tmeta.annotations, annotation: entry},

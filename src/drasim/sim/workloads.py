@@ -44,7 +44,9 @@ from drasim.controllers.resourceclaim import (
     TemplateCopies,
     copy_from_template,
     deterministic_uid,
+    generated_suffix,
     hash_chars,
+    pod_uid,
     template_copy,
 )
 from drasim.errors import InputError
@@ -199,7 +201,7 @@ class WorkloadController:
         n = self.created.get(wk, 0)
         if name is None:
             assert generate_name is not None
-            while (ns, (name := generate_name + hash_chars((self.seed, ns, owner.metadata.name, n), 5))) \
+            while (ns, (name := generate_name + generated_suffix(self.seed, ns, owner.metadata.name, n))) \
                     in state.pods:
                 n += 1
         self.created[wk] = n + 1
@@ -207,7 +209,7 @@ class WorkloadController:
         tmeta = template.metadata
         meta = ObjectMeta(
             name=name, generate_name=generate_name, namespace=ns,
-            uid=deterministic_uid(self.seed, "Pod", ns, name, n),
+            uid=pod_uid(self.seed, ns, name, n),
             creation_timestamp=state.now,
             labels={**tmeta.labels, **(labels or {})},
             annotations=dict(tmeta.annotations),
