@@ -395,7 +395,9 @@ def _template_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, temp
     if not state.features.admin_access and _needs_admin_access(template):
         raise _ClaimError("admin access is requested, but the feature is disabled")
     claim = _new_claim(state, pod, ns, pod_claim, template, seed=seed, copies=index.copies)
-    state.add(claim)
+    # As defaulting leaves it: its spec is a copy of the template's, defaulted when the template was stored
+    # (ClusterState.add), and it has no status yet.
+    state.add(claim, defaulted=True)
     index.add(claim)
     events.append(Event(state.now, NORMAL, ref(pod), "CreatedResourceClaim",
                         f"PodResourceClaim {pod_claim}: created ResourceClaim {claim.metadata.name} "
@@ -477,11 +479,11 @@ def _record_statuses(pod: Pod, recorded: dict[str, str]) -> None:
     if pod.status is None:
         pod.status = PodStatus()
     statuses = pod.status.resource_claim_statuses
-    for entry in statuses:
+    for entry in statuses:  # none yet for a new pod (the common case)
         if entry.name in recorded:
             entry.resource_claim_name = recorded.pop(entry.name)
     # A server-side-apply list map keyed by name: new keys go to the end, in spec order.
-    statuses.extend(PodResourceClaimStatus(name=n, resource_claim_name=c) for n, c in recorded.items())
+    statuses += [PodResourceClaimStatus(name=n, resource_claim_name=c) for n, c in recorded.items()]
 
 
 def _reserve_bound_pod(state: ClusterState, pod: Pod, ns: str) -> list[Event]:
@@ -536,7 +538,7 @@ def sync_pod_groups(state: ClusterState, *, seed: int = 0) -> list[Event]:
             claim = _claim_from_template(state, ns, owner, entry.name, POD_GROUP_CLAIM_NAME_ANNOTATION, template,
                                          seed=seed)
             claim_id = claim.metadata.name
-            state.add(claim)
+            state.add(claim, defaulted=True)  # a template's defaulted spec, as for pods' claims
             record_group_claim(group.status, entry.name, claim_id)
             events.append(Event(state.now, NORMAL, ref(group), "CreatedResourceClaim",
                                 f"PodGroupResourceClaim {entry.name}: created ResourceClaim {claim_id} "
@@ -635,11 +637,15 @@ def sync(state: ClusterState, *, seed: int = 0) -> list[Event]:
     assign_pod_uids(state, seed=seed)
     events: list[Event] = sync_pod_groups(state, seed=seed) if state.pod_groups else []
     index = _OwnedIndex(state.claims)
+    size = len(state.claims)
     for key in state.in_arrival_order(state.pods):
         pod = state.pods.get(key)
         if pod is not None:
             events += _sync_pod(state, pod, seed=seed, index=index)
-    for key in sorted(state.claims):
+    # The pods' pass only adds claims, at the end of `state.claims`; those it just made are left out of the
+    # claims' pass, which would find nothing to do: no status, and the owner is the pod they were made for,
+    # present, with that UID and not done (done and deleted pods get no claims) and changed by no other pod.
+    for key in sorted(islice(state.claims, size)):
         events += sync_claim(state, key)
     return events
 
