@@ -383,3 +383,41 @@ def test_ownership_cycles_are_reported_once() -> None:
     selfish = Pod(metadata=ObjectMeta(name="me", owner_references=[OwnerReference(kind="Pod", name="me")]))
     assert [str(e) for e in wl.check_workloads([selfish])] == [
         "Pod/default/me: metadata.ownerReferences[0]: ownership cycle: Pod/default/me -> Pod/default/me"]
+
+
+_LIMITS_ONLY = {"containers": [{"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                "initContainers": [{"name": "i", "image": "x", "resources": {
+                    "requests": {"cpu": "1"}, "limits": {"cpu": "2", "memory": "1Gi"}}}]}
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Deployment", "StatefulSet", "Job"]), st.integers(1, 4)),
+                min_size=1, max_size=4))
+def test_created_pods_are_defaulted_as_each_with_a_copy_of_its_own(workloads: list[tuple[str, int]]) -> None:
+    """Pods sharing their template's copy are defaulted through the first one only (ClusterState.add
+    `defaulted`); every pod still has limits filled into its requests and encodes as with FAST_COPY off."""
+    def docs() -> list[Any]:
+        out = []
+        for i, (kind, n) in enumerate(workloads):
+            spec: dict[str, Any] = {"selector": {"matchLabels": {"app": f"w{i}"}},
+                                    "template": {"metadata": {"labels": {"app": f"w{i}"}},
+                                                 "spec": copy.deepcopy(_LIMITS_ONLY)}}
+            spec["parallelism" if kind == "Job" else "replicas"] = n
+            out.append(decode_object({"apiVersion": "batch/v1" if kind == "Job" else "apps/v1", "kind": kind,
+                                      "metadata": {"name": f"w{i}"}, "spec": spec}, source="test"))
+        return out
+
+    encoded = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for fast in (True, False):
+            monkeypatch.setattr(rc, "FAST_COPY", fast)
+            state = ClusterState.from_objects(docs())
+            wl.WorkloadController().reconcile(state)
+            pods = pods_of(state)
+            assert len(pods) == sum(n for _, n in workloads)
+            for p in pods:
+                assert p.spec.containers[0].resources.requests == p.spec.containers[0].resources.limits
+                assert set(p.spec.init_containers[0].resources.requests) == {"cpu", "memory"}
+                assert str(p.spec.init_containers[0].resources.requests["cpu"]) == "1"
+            encoded.append([msgspec.json.encode(p, enc_hook=quantity_enc_hook) for p in pods])
+    assert encoded[0] == encoded[1]

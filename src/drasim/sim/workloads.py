@@ -106,6 +106,30 @@ def _controller(obj: Any) -> OwnerReference | None:
     return next((o for o in obj.metadata.owner_references if o.controller), None)
 
 
+class _Batch:
+    """What the pods one owner creates from one template in one pass have in common, worked out once: its
+    key and namespace, the labels and annotations every pod starts from, and one owner reference, which the
+    pods share (nothing changes an owner reference in place; an owner replaced under its name gets a batch
+    of its own)."""
+
+    __slots__ = ("annotations", "defaulted", "generate_name", "labels", "ns", "owner_name", "owner_ref",
+                 "template", "wk")
+
+    def __init__(self, owner: Workload, template: PodTemplateSpec, generate_name: str | None,
+                 labels: dict[str, str] | None = None) -> None:
+        self.wk = _wkey(owner)
+        self.ns = self.wk[1]
+        self.owner_name = owner.metadata.name
+        self.template = template
+        self.generate_name = generate_name
+        self.labels = {**template.metadata.labels, **(labels or {})}
+        self.annotations = template.metadata.annotations
+        self.owner_ref = OwnerReference(api_version=_API_VERSION[owner.kind], kind=owner.kind,
+                                        name=owner.metadata.name, uid=owner.metadata.uid or "",
+                                        controller=True, block_owner_deletion=True)
+        self.defaulted: Any = None  # the shared spec copy defaulting has seen (WorkloadController._new_pod)
+
+
 @dataclass
 class WorkloadController:
     """The Deployment, ReplicaSet, StatefulSet and Job controllers, with the memory they need between passes."""
@@ -194,33 +218,32 @@ class WorkloadController:
 
     # --- pods -----------------------------------------------------------------------------------
 
-    def _new_pod(self, state: ClusterState, owner: Workload, template: PodTemplateSpec, name: str | None, *,
-                 generate_name: str | None = None, labels: dict[str, str] | None = None) -> Pod:
-        wk = _wkey(owner)
-        ns = wk[1]
-        n = self.created.get(wk, 0)
+    def _new_pod(self, state: ClusterState, batch: _Batch, name: str | None, *,
+                 labels: dict[str, str] | None = None) -> Pod:
+        ns = batch.ns
+        n = self.created.get(batch.wk, 0)
         if name is None:
-            assert generate_name is not None
-            while (ns, (name := generate_name + generated_suffix(self.seed, ns, owner.metadata.name, n))) \
+            assert batch.generate_name is not None
+            while (ns, (name := batch.generate_name + generated_suffix(self.seed, ns, batch.owner_name, n))) \
                     in state.pods:
                 n += 1
-        self.created[wk] = n + 1
-        assert name is not None
-        tmeta = template.metadata
+        self.created[batch.wk] = n + 1
         meta = ObjectMeta(
-            name=name, generate_name=generate_name, namespace=ns,
+            name=name, generate_name=batch.generate_name, namespace=ns,
             uid=pod_uid(self.seed, ns, name, n),
             creation_timestamp=state.now,
-            labels={**tmeta.labels, **(labels or {})},
-            annotations=dict(tmeta.annotations),
-            owner_references=[OwnerReference(api_version=_API_VERSION[owner.kind], kind=owner.kind,
-                                             name=owner.metadata.name, uid=owner.metadata.uid or "",
-                                             controller=True, block_owner_deletion=True)],
+            labels={**batch.labels, **labels} if labels else dict(batch.labels),
+            annotations=dict(batch.annotations),
+            owner_references=[batch.owner_ref],
         )
         # The spec's parts are the template's shared copy (template_copy); its top level is the pod's own.
-        spec = template_copy(template.spec, self.copies, self.alike, ns)
+        spec = template_copy(batch.template.spec, self.copies, self.alike, ns)
         pod = Pod(metadata=meta, spec=msgspec.structs.replace(spec))
-        state.add(pod)
+        # Defaulting changes only the containers' resources, which pods of one shared copy share: once
+        # defaulted through the batch's first pod, the copy stays as defaulting leaves it (with FAST_COPY off
+        # every pod has a copy of its own and is defaulted as ever).
+        state.add(pod, defaulted=spec is batch.defaulted)
+        batch.defaulted = spec
         return pod
 
     def _delete_pod(self, state: ClusterState, key: Key) -> Pod:
@@ -274,9 +297,11 @@ class WorkloadController:
         replicas = 1 if rs.spec.replicas is None else rs.spec.replicas
         active = [k for k in owned if not _terminal(state.pods[k])
                   and state.pods[k].metadata.deletion_timestamp is None]
-        for _ in range(replicas - len(active)):
-            pod = self._new_pod(state, rs, rs.spec.template, None, generate_name=f"{rs.metadata.name}-")
-            events.append(Event(state.now, NORMAL, ref(rs), "SuccessfulCreate", f"Created pod: {pod.metadata.name}"))
+        if replicas > len(active):
+            batch, about = _Batch(rs, rs.spec.template, f"{rs.metadata.name}-"), ref(rs)
+            for _ in range(replicas - len(active)):
+                pod = self._new_pod(state, batch, None)
+                events.append(Event(state.now, NORMAL, about, "SuccessfulCreate", f"Created pod: {pod.metadata.name}"))
         if len(active) > replicas:
             # Unscheduled pods go first, then the newest.
             victims = sorted(active, key=lambda k: (bool(state.pods[k].spec.node_name),
@@ -290,6 +315,7 @@ class WorkloadController:
         events: list[Event] = []
         ns, name = ss.metadata.namespace or "default", ss.metadata.name
         replicas = 1 if ss.spec.replicas is None else ss.spec.replicas
+        batch = _Batch(ss, ss.spec.template, None)
         for key in owned:
             ordinal = key[1].rpartition("-")[2]
             if not ordinal.isdigit() or int(ordinal) >= replicas:
@@ -305,7 +331,7 @@ class WorkloadController:
                 self._delete_pod(state, (ns, pod_name))
                 events.append(Event(state.now, NORMAL, ref(ss), "SuccessfulDelete",
                                     f"delete Pod {pod_name} in StatefulSet {name} successful"))
-            self._new_pod(state, ss, ss.spec.template, pod_name, labels={
+            self._new_pod(state, batch, pod_name, labels={
                 "statefulset.kubernetes.io/pod-name": pod_name, "apps.kubernetes.io/pod-index": str(i)})
             events.append(Event(state.now, NORMAL, ref(ss), "SuccessfulCreate",
                                 f"create Pod {pod_name} in StatefulSet {name} successful"))
@@ -336,9 +362,9 @@ class WorkloadController:
                 events.append(Event(state.now, NORMAL, ref(job), "Completed", "Job completed"))
             return events
         name = job.metadata.name
+        batch = _Batch(job, job.spec.template, f"{name}-", {"batch.kubernetes.io/job-name": name, "job-name": name})
         for _ in range(want - len(active)):
-            pod = self._new_pod(state, job, job.spec.template, None, generate_name=f"{name}-",
-                                labels={"batch.kubernetes.io/job-name": name, "job-name": name})
+            pod = self._new_pod(state, batch, None)
             events.append(Event(state.now, NORMAL, ref(job), "SuccessfulCreate", f"Created pod: {pod.metadata.name}"))
         return events
 
