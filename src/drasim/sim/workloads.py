@@ -228,6 +228,7 @@ class WorkloadController:
                     in state.pods:
                 n += 1
         self.created[batch.wk] = n + 1
+        assert name is not None
         meta = ObjectMeta(
             name=name, generate_name=batch.generate_name, namespace=ns,
             uid=pod_uid(self.seed, ns, name, n),
