@@ -164,9 +164,14 @@ def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
 
 def claim_name(namespace: str, pod_name: str, pod_claim_name: str, *, seed: int = 0, attempt: int = 0) -> str:
     """The name drasim's "API server" gives the claim generated for `pod_claim_name` of the pod."""
-    suffix = _chars5(_sha256(f"{seed!s}\x00{namespace!s}\x00{pod_name!s}\x00{pod_claim_name!s}\x00{attempt!s}"
-                             .encode()).digest())  # hash_chars((seed, namespace, pod, claim, attempt), 5)
-    return claim_generate_name(pod_name, pod_claim_name) + suffix
+    return claim_generate_name(pod_name, pod_claim_name) + _claim_suffix(seed, namespace, pod_name, pod_claim_name,
+                                                                         attempt)
+
+
+def _claim_suffix(seed: int, namespace: str, pod_name: str, pod_claim_name: str, attempt: int) -> str:
+    """`hash_chars((seed, namespace, pod name, pod claim name, attempt), 5)`."""
+    return _chars5(_sha256(f"{seed!s}\x00{namespace!s}\x00{pod_name!s}\x00{pod_claim_name!s}\x00{attempt!s}"
+                           .encode()).digest())
 
 
 def _referenced_uids(state: ClusterState) -> tuple[set[str], dict[Key, set[str]]]:
@@ -310,10 +315,11 @@ class _OwnedIndex:
                 self._put(claim)
         return self._by_owner
 
-    def add(self, claim: ResourceClaim) -> None:
-        """A claim the pass just stored in the state."""
+    def add(self, claim: ResourceClaim, ns: str, owner_uid: str) -> None:
+        """A claim the pass just made in `ns` for the pod of that UID (its one owner reference, the
+        controller: the key `_put` would read from it) and stored in the state."""
         if self._by_owner is not None:
-            self._put(claim)
+            self._by_owner.setdefault((ns, owner_uid), []).append(claim)
 
     def _put(self, claim: ResourceClaim) -> None:
         assert self._by_owner is not None
@@ -381,7 +387,7 @@ def _template_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, temp
         claim = state.claims.get((ns, current))
         if claim is not None and is_owned_by(claim, pod):
             return None
-    for orphan in index.by_owner.get((ns, pod.metadata.uid or ""), []):
+    for orphan in index.by_owner.get((ns, pod.metadata.uid or ""), ()):
         if orphan.metadata.annotations.get(POD_CLAIM_NAME_ANNOTATION) == pod_claim \
                 and (ns, orphan.metadata.name) in state.claims:
             events.append(Event(state.now, NORMAL, ref(pod), "AdoptedResourceClaim",
@@ -398,7 +404,7 @@ def _template_claim(state: ClusterState, pod: Pod, ns: str, pod_claim: str, temp
     # As defaulting leaves it: its spec is a copy of the template's, defaulted when the template was stored
     # (ClusterState.add), and it has no status yet.
     state.add(claim, defaulted=True)
-    index.add(claim)
+    index.add(claim, ns, pod.metadata.uid or "")
     events.append(Event(state.now, NORMAL, ref(pod), "CreatedResourceClaim",
                         f"PodResourceClaim {pod_claim}: created ResourceClaim {claim.metadata.name} "
                         f"from ResourceClaimTemplate {template_name}"))
@@ -423,12 +429,13 @@ def _claim_from_template(state: ClusterState, ns: str, owner: OwnerReference, en
     """A claim for the `entry` claim of `owner` (a Pod or a PodGroup), named from `<owner>-<entry>-`; with
     `copies`, its spec is the template's shared copy (template_copy)."""
     attempt = 0
-    while (ns, (name := claim_name(ns, owner.name, entry, seed=seed, attempt=attempt))) in state.claims:
+    generate_name = claim_generate_name(owner.name, entry)  # claim_name's prefix, worked out once
+    while (ns, (name := generate_name + _claim_suffix(seed, ns, owner.name, entry, attempt))) in state.claims:
         attempt += 1  # the API server would answer AlreadyExists; the controller's retry draws again
     tmeta = template.spec.metadata or ObjectMeta()
     meta = ObjectMeta(
         name=name,
-        generate_name=claim_generate_name(owner.name, entry),
+        generate_name=generate_name,
         namespace=ns,
         uid=_claim_uid(seed, ns, name),
         creation_timestamp=state.now,
