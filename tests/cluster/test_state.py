@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus
 from drasim.api.meta import ObjectMeta
 from drasim.cluster import ClusterState
 from drasim.runner.scenario import in_use_state
 from drasim.sources.scenario import load_scenario
+from hypothesis_budget import examples
 
 ROOT = Path(__file__).resolve().parents[1] / "conformance"
 
@@ -70,3 +74,24 @@ def test_pods_in_arrival_order_then_by_key() -> None:
     unknown = [("default", "z"), ("default", "y")]
     assert state.in_arrival_order([*unknown, *state.pods]) == [
         ("default", "b"), ("default", "a"), ("default", "c"), ("default", "y"), ("default", "z")]
+
+
+_NAMES = st.sampled_from(["a", "b"])
+_CLAIM = st.one_of(st.none(), st.sampled_from(["", "c1", "c2"]))
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.tuples(_NAMES, _CLAIM), max_size=3), st.one_of(st.none(), st.lists(st.tuples(_NAMES, _CLAIM),
+                                                                                     max_size=3)))
+def test_pod_claim_keys_are_pod_claim_name_per_entry(entries: list[tuple[str, str | None]],
+                                                     statuses: list[tuple[str, str | None]] | None) -> None:
+    """The one-entry shortcut included (names repeat and are empty here, which validation would refuse)."""
+    pod = Pod(metadata=ObjectMeta(name="p", namespace="ns"), spec=PodSpec(resource_claims=[
+        PodResourceClaim(name=n, resource_claim_name=c, resource_claim_template_name=None if c else "t")
+        for n, c in entries]))
+    if statuses is not None:
+        pod.status = PodStatus(resource_claim_statuses=[PodResourceClaimStatus(name=n, resource_claim_name=c)
+                                                        for n, c in statuses])
+    state = ClusterState()
+    names = [state.pod_claim_name(pod, e.name) for e in pod.spec.resource_claims]
+    assert state.pod_claim_keys(pod) == [("ns", n) for n in names if n]

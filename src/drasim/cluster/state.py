@@ -250,8 +250,17 @@ class ClusterState:
     def pod_claim_keys(self, pod: Pod) -> list[Key]:
         """The keys of the claims the pod's `spec.resourceClaims` entries name (those known yet), in order."""
         ns = pod.metadata.namespace or "default"
+        entries = pod.spec.resource_claims
+        if len(entries) == 1:
+            # One entry (the common case): `pod_claim_name` without finding the entry by its name again.
+            entry = entries[0]
+            one = entry.resource_claim_name
+            if not one and pod.status is not None:
+                one = next((s.resource_claim_name for s in pod.status.resource_claim_statuses
+                            if s.name == entry.name), None)
+            return [(ns, one)] if one else []
         out: list[Key] = []
-        for entry in pod.spec.resource_claims:
+        for entry in entries:
             name = self.pod_claim_name(pod, entry.name)
             if name:
                 out.append((ns, name))
