@@ -75,6 +75,7 @@ SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _TERMINAL = ("Succeeded", "Failed")
 # Copy template specs with `api.clone` (False: copy.deepcopy, to prove both give the same claims).
 FAST_COPY = True
+_NO_METADATA = ObjectMeta()  # a template's missing metadata: read only (its labels and annotations are copied)
 T = TypeVar("T")
 _sha256 = hashlib.sha256
 # A template part's copy by the part's identity, with the part (so a reused id cannot match).
@@ -432,7 +433,7 @@ def _claim_from_template(state: ClusterState, ns: str, owner: OwnerReference, en
     generate_name = claim_generate_name(owner.name, entry)  # claim_name's prefix, worked out once
     while (ns, (name := generate_name + _claim_suffix(seed, ns, owner.name, entry, attempt))) in state.claims:
         attempt += 1  # the API server would answer AlreadyExists; the controller's retry draws again
-    tmeta = template.spec.metadata or ObjectMeta()
+    tmeta = template.spec.metadata or _NO_METADATA
     meta = ObjectMeta(
         name=name,
         generate_name=generate_name,
