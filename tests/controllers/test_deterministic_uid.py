@@ -8,12 +8,12 @@ import uuid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drasim.controllers.resourceclaim import (
+from drasim.controllers.names import (
     SUFFIX_ALPHABET,
-    _claim_uid,
     _digest,
     claim_generate_name,
     claim_name,
+    claim_uid,
     deterministic_uid,
     generated_suffix,
     hash_chars,
@@ -66,11 +66,11 @@ def test_a_generated_claim_s_name_and_uid_are_the_general_ones(seed: int, ns: st
                                                              attempt: int) -> None:
     name = claim_name(ns, pod, entry, seed=seed, attempt=attempt)
     assert name == claim_generate_name(pod, entry) + hash_chars((seed, ns, pod, entry, attempt), 5)
-    assert _claim_uid(seed, ns, name) == deterministic_uid(seed, "ResourceClaim", ns, name)
+    assert claim_uid(seed, ns, name) == deterministic_uid(seed, "ResourceClaim", ns, name)
 
 
 def test_known_names_stay() -> None:
     """Pinned like the UID above: generated names are in every golden output."""
     assert generated_suffix(0, "default", "rs", 0) == "2b55n"
     assert claim_name("default", "p", "gpu") == "p-gpu-qxm57"
-    assert _claim_uid(0, "default", "p-gpu-x") == "81d37f1a-f016-4cf0-9b4c-56ffd357adf7"
+    assert claim_uid(0, "default", "p-gpu-x") == "81d37f1a-f016-4cf0-9b4c-56ffd357adf7"

@@ -1,7 +1,7 @@
 """Deployments, ReplicaSets, StatefulSets and Jobs expanded into Pods, as their controllers would.
 
 Names (deterministic where Kubernetes is random; characters from `SUFFIX_ALPHABET`, see
-`drasim.controllers.resourceclaim`):
+`drasim.controllers.names`):
 
 * Deployment `d` -> ReplicaSet `d-<hash>`, `<hash>` = 10 characters from the SHA-256 of the pod template
   (canonical JSON, sorted keys; the seed does not enter, so the same template always gives the same
@@ -39,16 +39,8 @@ from drasim.api.quantity import quantity_enc_hook
 from drasim.api.resource import ResourceClaimTemplate
 from drasim.cluster.state import EPOCH, ClusterState, Key
 from drasim.controllers.events import NORMAL, Event, ref
-from drasim.controllers.resourceclaim import (
-    AlikeCopies,
-    TemplateCopies,
-    copy_from_template,
-    deterministic_uid,
-    generated_suffix,
-    hash_chars,
-    pod_uid,
-    template_copy,
-)
+from drasim.controllers.names import deterministic_uid, generated_suffix, hash_chars, pod_uid
+from drasim.controllers.resourceclaim import AlikeCopies, TemplateCopies, copy_from_template, template_copy
 from drasim.errors import InputError
 from drasim.sim.timeline import Apply, Timeline
 
