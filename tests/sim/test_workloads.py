@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -304,6 +305,16 @@ spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.ex
     assert encoded[0] == encoded[1]
 
 
+def _reconciled_fast_and_plain(docs: Callable[[], list[Any]]) -> Iterator[tuple[bool, list[Pod]]]:
+    """The pods one reconcile makes of `docs()` with FAST_COPY on (shared copies), then off."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for fast in (True, False):
+            monkeypatch.setattr(rc, "FAST_COPY", fast)
+            state = ClusterState.from_objects(docs())
+            wl.WorkloadController().reconcile(state)
+            yield fast, pods_of(state)
+
+
 # Pod specs alike but for one thing each: an image, a request, a key order (nodeSelector), nothing.
 _SPECS = [
     {"containers": [{"name": "c", "image": "x"}]},
@@ -329,20 +340,15 @@ def test_equal_templates_share_one_copy_and_encode_the_same(workloads: list[tupl
                 for i, (ns, k) in enumerate(workloads)]
 
     encoded = []
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        for fast in (True, False):
-            monkeypatch.setattr(rc, "FAST_COPY", fast)
-            state = ClusterState.from_objects(docs())
-            wl.WorkloadController().reconcile(state)
-            pods = pods_of(state)
-            encoded.append([msgspec.json.encode(p, enc_hook=quantity_enc_hook) for p in pods])
-            if fast:  # (namespace, spec) of each pod's Deployment w<i> (its ReplicaSet: w<i>-<hash>)
-                of = {p.metadata.name: workloads[int(p.metadata.owner_references[0].name[1:].split("-")[0])]
-                      for p in pods}
-                for p in pods:
-                    for q in pods:
-                        alike = of[p.metadata.name] == of[q.metadata.name]
-                        assert (p.spec.containers is q.spec.containers) is alike
+    for fast, pods in _reconciled_fast_and_plain(docs):
+        encoded.append([msgspec.json.encode(p, enc_hook=quantity_enc_hook) for p in pods])
+        if fast:  # (namespace, spec) of each pod's Deployment w<i> (its ReplicaSet: w<i>-<hash>)
+            of = {p.metadata.name: workloads[int(p.metadata.owner_references[0].name[1:].split("-")[0])]
+                  for p in pods}
+            for p in pods:
+                for q in pods:
+                    alike = of[p.metadata.name] == of[q.metadata.name]
+                    assert (p.spec.containers is q.spec.containers) is alike
     assert encoded[0] == encoded[1]
 
 
@@ -408,16 +414,11 @@ def test_created_pods_are_defaulted_as_each_with_a_copy_of_its_own(workloads: li
         return out
 
     encoded = []
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        for fast in (True, False):
-            monkeypatch.setattr(rc, "FAST_COPY", fast)
-            state = ClusterState.from_objects(docs())
-            wl.WorkloadController().reconcile(state)
-            pods = pods_of(state)
-            assert len(pods) == sum(n for _, n in workloads)
-            for p in pods:
-                assert p.spec.containers[0].resources.requests == p.spec.containers[0].resources.limits
-                assert set(p.spec.init_containers[0].resources.requests) == {"cpu", "memory"}
-                assert str(p.spec.init_containers[0].resources.requests["cpu"]) == "1"
-            encoded.append([msgspec.json.encode(p, enc_hook=quantity_enc_hook) for p in pods])
+    for _fast, pods in _reconciled_fast_and_plain(docs):
+        assert len(pods) == sum(n for _, n in workloads)
+        for p in pods:
+            assert p.spec.containers[0].resources.requests == p.spec.containers[0].resources.limits
+            assert set(p.spec.init_containers[0].resources.requests) == {"cpu", "memory"}
+            assert str(p.spec.init_containers[0].resources.requests["cpu"]) == "1"
+        encoded.append([msgspec.json.encode(p, enc_hook=quantity_enc_hook) for p in pods])
     assert encoded[0] == encoded[1]
