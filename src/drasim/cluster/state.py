@@ -256,8 +256,10 @@ class ClusterState:
             entry = entries[0]
             one = entry.resource_claim_name
             if not one and pod.status is not None:
-                one = next((s.resource_claim_name for s in pod.status.resource_claim_statuses
-                            if s.name == entry.name), None)
+                for status in pod.status.resource_claim_statuses:
+                    if status.name == entry.name:
+                        one = status.resource_claim_name
+                        break
             return [(ns, one)] if one else []
         out: list[Key] = []
         for entry in entries:
