@@ -68,8 +68,6 @@ def claim_uid(seed: int, namespace: str, name: str) -> str:
 
 
 def _chars(digest: bytes, length: int) -> str:
-    if length == 5:
-        return _chars5(digest)
     base = len(SUFFIX_ALPHABET)
     # The first `length` base-`base` digits of the digest depend only on it modulo base**length: one wide
     # division, then small ones.

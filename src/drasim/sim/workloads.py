@@ -308,7 +308,7 @@ class WorkloadController:
         events: list[Event] = []
         ns, name = ss.metadata.namespace or "default", ss.metadata.name
         replicas = 1 if ss.spec.replicas is None else ss.spec.replicas
-        batch = _Batch(ss, ss.spec.template, None)
+        batch: _Batch | None = None  # made when a pod is missing (not on every pass)
         for key in owned:
             ordinal = key[1].rpartition("-")[2]
             if not ordinal.isdigit() or int(ordinal) >= replicas:
@@ -324,6 +324,8 @@ class WorkloadController:
                 self._delete_pod(state, (ns, pod_name))
                 events.append(Event(state.now, NORMAL, ref(ss), "SuccessfulDelete",
                                     f"delete Pod {pod_name} in StatefulSet {name} successful"))
+            if batch is None:
+                batch = _Batch(ss, ss.spec.template, None)
             self._new_pod(state, batch, pod_name, labels={
                 "statefulset.kubernetes.io/pod-name": pod_name, "apps.kubernetes.io/pod-index": str(i)})
             events.append(Event(state.now, NORMAL, ref(ss), "SuccessfulCreate",
@@ -354,11 +356,13 @@ class WorkloadController:
                 self.completed.add(wk)
                 events.append(Event(state.now, NORMAL, ref(job), "Completed", "Job completed"))
             return events
-        name = job.metadata.name
-        batch = _Batch(job, job.spec.template, f"{name}-", {"batch.kubernetes.io/job-name": name, "job-name": name})
-        for _ in range(want - len(active)):
-            pod = self._new_pod(state, batch, None)
-            events.append(Event(state.now, NORMAL, ref(job), "SuccessfulCreate", f"Created pod: {pod.metadata.name}"))
+        if want > len(active):
+            name = job.metadata.name
+            batch = _Batch(job, job.spec.template, f"{name}-", {"batch.kubernetes.io/job-name": name, "job-name": name})
+            about = ref(job)
+            for _ in range(want - len(active)):
+                pod = self._new_pod(state, batch, None)
+                events.append(Event(state.now, NORMAL, about, "SuccessfulCreate", f"Created pod: {pod.metadata.name}"))
         return events
 
 
