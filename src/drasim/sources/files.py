@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+import msgspec
 import re2
 import yaml
 
@@ -221,9 +222,9 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
         text = decode_text(data, source=source)
         emitted = _emit(text, source, data)
         if emitted is not None and _typed_ready(emitted):
-            if key is not None:
-                parsecache.store_json(key, emitted.json, stream=emitted.stream)
-            return _decode_emitted(emitted, source, keep_going)
+            typed = _decode_ready(emitted, key, source, keep_going)
+            if typed is not None:
+                return typed
         cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
                              syntax_errors=syntax, key=key)
     result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
@@ -238,6 +239,19 @@ def _typed_ready(emitted: yamlfast.Emitted) -> bool:
         return not duplicate_keys(emitted.json, number=yamlfast.json_number)
     except ValueError:  # such a number, or not the JSON the emitter should write (the documents' path declines)
         return False
+
+
+def _decode_ready(emitted: yamlfast.Emitted, key: str | None, source: str, keep_going: bool) -> DecodeResult | None:
+    """`_decode_emitted` of JSON `_typed_ready` passed, kept in the parse cache; None when it is not JSON after
+    all (that check reads it without whitespace, so only a decode tells): the documents' path reads the text."""
+    try:
+        return _decode_emitted(emitted, source, keep_going)
+    except (msgspec.DecodeError, json_module.JSONDecodeError):  # before any document (see decode_json_documents)
+        key = None
+        return None
+    finally:
+        if key is not None:
+            parsecache.store_json(key, emitted.json, stream=emitted.stream)
 
 
 def _decode_emitted(emitted: yamlfast.Emitted, source: str, keep_going: bool) -> DecodeResult:
