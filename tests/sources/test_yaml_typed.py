@@ -160,6 +160,6 @@ def test_emitted_json_malformed_but_for_its_whitespace_goes_to_the_full_loader(
     expected = _same(data)
     bad = yamlfast.Emitted(b'[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, '
                            b'"data": {"x": 1 2}}]', stream=True)
-    assert files._typed_ready(bad)
+    assert not duplicate_keys(bad.json, number=yamlfast.json_number)  # the check passes it
     monkeypatch.setattr(files, "_emit", lambda *args, **kwargs: bad)
     assert _outcome(data) == expected

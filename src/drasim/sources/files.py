@@ -23,7 +23,7 @@ from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes,
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache, yamlfast, yamlscalars
-from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, duplicate_keys
+from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, compact_json, duplicate_keys
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "check_json_depth",
@@ -189,8 +189,9 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
     if json is None:
         head = data.lstrip()[:1]
         if head in (b"{", b"["):
+            compact = compact_json(data)
             try:
-                check_json_depth(data, source=source)
+                check_json_depth(data, source=source, compact=compact)
             except InputError as deep:
                 # Brackets in YAML's quotes or comments nest nothing: refused only if YAML finds it deep too.
                 try:
@@ -199,13 +200,14 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
                     raise deep from None
             else:
                 try:
-                    return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
+                    return _guard_depth(lambda: _decode_json(data, source, keep_going, compact), source)
                 except InputError as exc:
                     if not exc.message.startswith("invalid JSON:"):  # a syntax error: YAML's flow style may read it
                         raise
     elif json:
-        check_json_depth(data, source=source)
-        return _guard_depth(lambda: _decode_json(data, source, keep_going), source)
+        compact = compact_json(data)
+        check_json_depth(data, source=source, compact=compact)
+        return _guard_depth(lambda: _decode_json(data, source, keep_going, compact), source)
     return _load_yaml(data, source=source, budget=budget, keep_going=keep_going)
 
 
@@ -221,10 +223,9 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     if cached is None:
         text = decode_text(data, source=source)
         emitted = _emit(text, source, data)
-        if emitted is not None and _typed_ready(emitted):
-            typed = _decode_ready(emitted, key, source, keep_going)
-            if typed is not None:
-                return typed
+        typed = _decode_typed(emitted, key, source, keep_going) if emitted is not None else None
+        if typed is not None:
+            return typed
         cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
                              syntax_errors=syntax, key=key)
     result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
@@ -232,21 +233,18 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     return result
 
 
-def _typed_ready(emitted: yamlfast.Emitted) -> bool:
-    """Whether no key of rapidyaml's JSON is set twice and JSON reads every bare number as YAML 1.1 does (one
-    pass, the numbers checked by the parser's hooks: a scan of the text for them cost twenty times more)."""
+def _decode_typed(emitted: yamlfast.Emitted, key: str | None, source: str, keep_going: bool) -> DecodeResult | None:
+    """rapidyaml's JSON through the typed decoders (kept in the parse cache); None, for the documents' path, when
+    a key is set twice or JSON reads a bare number other than YAML 1.1 does (one pass, the numbers checked by
+    the parser's hooks: a scan of the text for them cost twenty times more), or it is not JSON after all."""
     try:
-        return not duplicate_keys(emitted.json, number=yamlfast.json_number)
-    except ValueError:  # such a number, or not the JSON the emitter should write (the documents' path declines)
-        return False
-
-
-def _decode_ready(emitted: yamlfast.Emitted, key: str | None, source: str, keep_going: bool) -> DecodeResult | None:
-    """`_decode_emitted` of JSON `_typed_ready` passed, kept in the parse cache; None when it is not JSON after
-    all (that check reads it without whitespace, so only a decode tells): the documents' path reads the text."""
+        if duplicate_keys(emitted.json, number=yamlfast.json_number):
+            return None
+    except ValueError:  # such a number, or not the JSON the emitter should write
+        return None
     try:
         return _decode_emitted(emitted, source, keep_going)
-    except (msgspec.DecodeError, json_module.JSONDecodeError):  # before any document (see decode_json_documents)
+    except (msgspec.DecodeError, json_module.JSONDecodeError):  # not JSON: the duplicate check read it compact
         key = None
         return None
     finally:
@@ -324,12 +322,15 @@ _NOT_STRUCTURE = bytes(range(256)).translate(None, b'[]{}"')
 _STEPS = bytes(1 if c in b"[{" else 255 if c in b"]}" else 0 for c in range(256))  # -1 as a signed byte
 
 
-def check_json_depth(data: bytes, *, source: str) -> None:
+def check_json_depth(data: bytes, *, source: str, compact: bytes | None = None) -> None:
     """`InputError` naming the line and column of the first array or object more than `MAX_DEPTH` levels
     down, before any (recursive) decoder sees the JSON. Linear, in C but for one pass over the brackets (1.3 ms
     per MB of a fleet dump, a tenth of the decode): escapes go first, then every byte but brackets and quotes,
-    then the strings, which pair up as the quotes left alternate (dropping two adjacent ones keeps that)."""
-    unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in data else data
+    then the strings, which pair up as the quotes left alternate (dropping two adjacent ones keeps that).
+    `compact`: the data's `compact_json`, read instead when the data has no escape (same brackets and quotes:
+    with an escape, a malformed `\\ "` would turn into an escaped quote)."""
+    unescaped = (data.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in data
+                 else compact if compact is not None else data)
     structure = unescaped.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
     if b'"' in structure:  # strings holding brackets: few
         structure = re.sub(rb'"[^"]*"', b"", structure)
@@ -374,9 +375,9 @@ def _locate_too_deep(text: str, source: str) -> InputError:
     return InputError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", source=source)
 
 
-def _decode_json(data: bytes, source: str, keep_going: bool = False) -> DecodeResult:
+def _decode_json(data: bytes, source: str, keep_going: bool, compact: bytes) -> DecodeResult:
     result = decode_json_bytes(data, source=source, keep_going=keep_going)
-    check_json_duplicates(data, source=source)
+    check_json_duplicates(data, source=source, compact=compact)
     return result
 
 

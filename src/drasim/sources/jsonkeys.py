@@ -10,7 +10,7 @@ from typing import Any
 from drasim.api.decode import gc_paused
 from drasim.errors import InputError
 
-__all__ = ["JSON_TOKEN", "check_json_duplicates", "duplicate_keys"]
+__all__ = ["JSON_TOKEN", "check_json_duplicates", "compact_json", "duplicate_keys"]
 
 # A JSON string (group 1: the colon that makes it a key) or a bracket: what the error paths walk to find a place.
 JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
@@ -28,38 +28,45 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> None:
         raise _DuplicateKey
 
 
-def check_json_duplicates(data: bytes, *, source: str) -> None:
+def check_json_duplicates(data: bytes, *, source: str, compact: bytes | None = None) -> None:
     """`InputError` for a key set twice in one JSON object, with both lines, as Kubernetes' strict decoding
-    refuses it (msgspec, like Go's encoding/json, would keep the last one silently)."""
+    refuses it (msgspec, like Go's encoding/json, would keep the last one silently). `compact`: the data's
+    `compact_json`, when the caller has it."""
     try:
-        duplicated = duplicate_keys(data)
+        duplicated = duplicate_keys(data, compact=compact)
     except ValueError:  # malformed in a way msgspec accepted (it parsed first): nothing to add
         return
     if duplicated:
         raise _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
-def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[str], Any] = len) -> bool:
+def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[str], Any] = len,
+                   compact: bytes | None = None) -> bool:
     """Whether some object of the JSON sets a key twice (ValueError if it is malformed). Costs a second parse
-    in C (about 3 ms per MB of pretty-printed JSON, with the cyclic collector paused: the parse allocates
-    millions of tuples); only keys matter, so objects are never built and numbers only handed to `number` (it
-    may raise). The answer holds for JSON that is well formed; for text that is not, only a ValueError is sure
-    (see `_WHITESPACE`)."""
+    in C (with the cyclic collector paused: the parse allocates millions of tuples); only keys matter, so
+    objects are never built and numbers only handed to `number` (it may raise). It reads `compact` (the
+    data's `compact_json`, made here if not given) and the data as written only on a hit or a ValueError
+    there: the answer holds for well-formed JSON; for text that is not, only a ValueError is sure."""
     text = bytes(data) if isinstance(data, memoryview) else data  # json reads bytes and bytearrays only
     try:
-        if not _sets_twice(text.translate(None, _WHITESPACE), number):
+        if not _sets_twice(text.translate(None, _WHITESPACE) if compact is None else compact, number):
             return False
     except ValueError:
         pass  # the exact parse below raises it, or finds the text well formed
     return _sets_twice(text, number)
 
 
-# ASCII whitespace: indentation is over half of a pretty-printed dump's bytes (58% of the 5,000-node fleet's
-# JSON), and the parser's scan over it cost a third of the check (0.61 -> 0.42 CPU-s parse, 0.10 the
-# translate). Dropping it keeps every token of well-formed JSON (none holds whitespace but strings); inside a
-# string it may make two keys equal, a false alarm the exact parse settles, never two equal keys differ. Only
-# malformed text (`1 2`) can turn well formed: callers either decoded the text first or catch its decode error.
 _WHITESPACE = b" \t\n\r"
+
+
+def compact_json(data: bytes) -> bytes:
+    """The JSON without its ASCII whitespace, which is over half of a pretty-printed dump's bytes (58% of the
+    5,000-node fleet's) and costs every pass over the text. Tokens of well-formed JSON hold none but strings,
+    and brackets and quotes stay where they were, so the depth guard and the duplicate check read this when
+    they can: in a string, two keys may become equal (a false alarm the exact parse settles), never two equal
+    keys differ. Only malformed text (`1 2`) can turn well formed: the callers have decoded the text first
+    or catch its decode error."""
+    return data.translate(None, _WHITESPACE)
 
 
 def _sets_twice(text: bytes | bytearray, number: Callable[[str], Any]) -> bool:
