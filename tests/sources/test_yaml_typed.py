@@ -150,16 +150,3 @@ def test_a_json_entry_read_is_its_last_use(tmp_path: Path, monkeypatch: pytest.M
     os.utime(entry, (1000, 1000))
     assert isinstance(parsecache.lookup(entry.stem), yamlfast.Emitted)
     assert entry.stat().st_mtime > 1000
-
-
-def test_emitted_json_malformed_but_for_its_whitespace_goes_to_the_full_loader(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The typed path's duplicate check reads the JSON without whitespace (`1 2` reads as `12` there): JSON that
-    only the decode finds malformed is read by the documents' path, as when the check declines it."""
-    data = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: '1 2'}\n"
-    expected = _same(data)
-    bad = yamlfast.Emitted(b'[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, '
-                           b'"data": {"x": 1 2}}]', stream=True)
-    assert not duplicate_keys(bad.json, number=yamlfast.json_number)  # the check passes it
-    monkeypatch.setattr(files, "_emit", lambda *args, **kwargs: bad)
-    assert _outcome(data) == expected

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-import msgspec
 import re2
 import yaml
 
@@ -223,9 +222,10 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     if cached is None:
         text = decode_text(data, source=source)
         emitted = _emit(text, source, data)
-        typed = _decode_typed(emitted, key, source, keep_going) if emitted is not None else None
-        if typed is not None:
-            return typed
+        if emitted is not None and _typed_ready(emitted):
+            if key is not None:
+                parsecache.store_json(key, emitted.json, stream=emitted.stream)
+            return _decode_emitted(emitted, source, keep_going)
         cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
                              syntax_errors=syntax, key=key)
     result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
@@ -233,23 +233,13 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     return result
 
 
-def _decode_typed(emitted: yamlfast.Emitted, key: str | None, source: str, keep_going: bool) -> DecodeResult | None:
-    """rapidyaml's JSON through the typed decoders (kept in the parse cache); None, for the documents' path, when
-    a key is set twice or JSON reads a bare number other than YAML 1.1 does (one pass, the numbers checked by
-    the parser's hooks: a scan of the text for them cost twenty times more), or it is not JSON after all."""
+def _typed_ready(emitted: yamlfast.Emitted) -> bool:
+    """Whether no key of rapidyaml's JSON is set twice and JSON reads every bare number as YAML 1.1 does (one
+    pass, the numbers checked by the parser's hooks: a scan of the text for them cost twenty times more)."""
     try:
-        if duplicate_keys(emitted.json, number=yamlfast.json_number):
-            return None
-    except ValueError:  # such a number, or not the JSON the emitter should write
-        return None
-    try:
-        return _decode_emitted(emitted, source, keep_going)
-    except (msgspec.DecodeError, json_module.JSONDecodeError):  # not JSON: the duplicate check read it compact
-        key = None
-        return None
-    finally:
-        if key is not None:
-            parsecache.store_json(key, emitted.json, stream=emitted.stream)
+        return not duplicate_keys(emitted.json, number=yamlfast.json_number)
+    except ValueError:  # such a number, or not the JSON the emitter should write (the documents' path declines)
+        return False
 
 
 def _decode_emitted(emitted: yamlfast.Emitted, source: str, keep_going: bool) -> DecodeResult:
