@@ -45,9 +45,9 @@ def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[st
     """Whether some object of the JSON sets a key twice (ValueError if it is malformed). Costs a second parse
     in C (about 4 ms per MB, with the cyclic collector paused: the parse allocates millions of tuples); only
     keys matter, so objects are never built and numbers only handed to `number` (it may raise). With
-    `compact` (the data's `compact_json`; the data must be well-formed JSON, decoded before), that is parsed
-    instead, and the data as written only on a hit there (keys equal but for their spaces)."""
-    if compact is not None and not _sets_twice(compact, number):
+    `compact` (the data's `compact_json`; the data must be well-formed JSON, decoded before), `_fewer_keys`
+    reads that instead, and the data as written is parsed only on a hit there."""
+    if compact is not None and not _fewer_keys(compact, number):
         return False
     return _sets_twice(bytes(data) if isinstance(data, memoryview) else data, number)  # json reads no views
 
@@ -63,6 +63,19 @@ def compact_json(data: bytes) -> bytes:
     keys differ. Only malformed text (`1 2`) can turn well formed, so the duplicate check reads it only for
     text msgspec decoded. (For rapidyaml's JSON it saved nothing: its whitespace cost the translate it saved.)"""
     return data.translate(None, _WHITESPACE)
+
+
+def _fewer_keys(compact: bytes, number: Callable[[str], Any]) -> bool:
+    """Whether the objects of compact well-formed JSON hold fewer distinct keys than the text has `":` (a key
+    set twice, or a false alarm: a `\\"` before a colon in a string, keys equal but for their spaces). Every
+    key is a string right before a colon and no other string is, so the count is at least the keys'. The
+    parser builds each object's dict and hands its keys to a list in C: no Python call per object, which
+    `_sets_twice`'s hook costs (0.62 -> 0.55 CPU-s for the 5,000-node fleet's 2 million objects)."""
+    keys: list[str] = []
+    with gc_paused():
+        json_module.loads(compact, object_hook=keys.extend, parse_int=number, parse_float=number,
+                          parse_constant=number)
+    return len(keys) != compact.count(b'":')
 
 
 def _sets_twice(text: bytes | bytearray, number: Callable[[str], Any]) -> bool:
