@@ -1,5 +1,5 @@
-"""simulation_copy: a simulation handed the copy (owned) ends as one on a full clone, and never changes a slice
-it shares with the inputs."""
+"""simulation_copy: a simulation handed the copy (owned) ends as one on a full clone, and never changes a Node or
+a slice it shares with the inputs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from drasim import lib
 from drasim.api import resource as r
 from drasim.api.clone import clone_objects, simulation_copy
+from drasim.api.core import Node
 from drasim.api.encode import encode_object
 from drasim.cluster import ClusterState, Key
 from drasim.sim.engine import PodRecord
@@ -29,6 +30,7 @@ INPUTS = {
     "binding-conditions (Timeline)": (str(ROOT / "examples" / "binding-conditions.yaml"),),
     "mig": (str(ROOT / "examples" / "cluster"), str(ROOT / "examples" / "mig-claim.yaml")),
     "tainted": (TAINTED,),
+    "node changes (Timeline)": (str(ROOT / "tests" / "data" / "simulation_copy_nodes.yaml"),),
 }
 
 
@@ -46,14 +48,15 @@ def _end(state: ClusterState, records: Mapping[Key, PodRecord]) -> tuple[object,
     kept = [(k, p.node, p.status, p.message, p.attempts, p.scheduled_at, p.chosen, p.higher_on, p.node_scores,
              p.higher_scores, p.ended) for k, p in sorted(records.items())]
     return (_encoded(list(state.pods.values())), _encoded(list(state.claims.values())),
-            _encoded(list(state.slices.values())), sorted(state.in_use.devices), kept)
+            _encoded(list(state.slices.values())), _encoded(list(state.nodes.values())), sorted(state.in_use.devices),
+            kept)
 
 
-def test_shares_only_untainted_slices() -> None:
+def test_shares_only_nodes_and_untainted_slices() -> None:
     objects = clone_objects(_inputs("tainted").objects)
     copy = simulation_copy(objects)
     for before, after in zip(objects, copy, strict=True):
-        shared = isinstance(before, r.ResourceSlice) and before.metadata.name == "n1-more"
+        shared = isinstance(before, Node) or (isinstance(before, r.ResourceSlice) and before.metadata.name == "n1-more")
         assert (after is before) == shared
         assert encode_object(after) == encode_object(before)
 

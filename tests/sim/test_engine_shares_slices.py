@@ -29,6 +29,7 @@ INPUTS = {
     "binding-conditions (Timeline)": (str(ROOT / "examples" / "binding-conditions.yaml"),),
     "mig": (str(ROOT / "examples" / "cluster"), str(ROOT / "examples" / "mig-claim.yaml")),
     "tainted": (str(ROOT / "tests" / "data" / "simulation_copy_tainted.yaml"),),
+    "node changes (Timeline)": (str(ROOT / "tests" / "data" / "simulation_copy_nodes.yaml"),),
 }
 WORKLOAD = str(ROOT / "examples" / "inference.yaml")
 
@@ -66,7 +67,7 @@ def test_settle_as_on_a_full_clone(name: str, seed: int) -> None:
     with pytest.MonkeyPatch.context() as mp:
         _full_clone(mp)
         full_state, full_records = settle_records(inputs.objects, inputs.timelines, options)
-    for attr in ("pods", "claims", "slices"):
+    for attr in ("pods", "claims", "slices", "nodes"):
         assert _encoded(getattr(shared_state, attr).values()) == _encoded(getattr(full_state, attr).values())
     assert sorted(shared_state.in_use.devices) == sorted(full_state.in_use.devices)
     assert {k: (p.node, p.status, p.message, p.attempts) for k, p in shared_records.items()} == \

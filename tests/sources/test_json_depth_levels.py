@@ -7,7 +7,9 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drasim.sources.files import MAX_DEPTH, _balanced_depth
+from drasim.errors import InputError
+from drasim.sources.files import MAX_DEPTH, _balanced_depth, check_json_depth
+from drasim.sources.jsonkeys import compact_json
 from hypothesis_budget import examples
 
 
@@ -34,3 +36,21 @@ def test_peeling_matches_the_running_count(inner: bytes, wrap: int, stray: bytes
         assert depth == _running_depth(structure) <= MAX_DEPTH
     elif not stray and _running_depth(structure) <= MAX_DEPTH:
         raise AssertionError("a balanced structure within the limit must be answered")
+
+
+def _depth_outcome(data: bytes, compact: bytes | None) -> str | None:
+    try:
+        check_json_depth(data, source="x.json", compact=compact)
+    except InputError as err:
+        return str(err)
+    return None
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.sampled_from([b"[", b"]", b"{", b"}", b'"', b"\\", b" ", b"\n", b"\t", b"a", b":", b","]),
+                max_size=40), st.integers(0, MAX_DEPTH + 2))
+def test_the_compact_text_gives_the_same_answer(tokens: list[bytes], wrap: int) -> None:
+    """`check_json_depth` reading `compact_json` of the text (when it has no escape) answers as on the text,
+    malformed texts included: same error, same line and column."""
+    data = b"[ \n" * wrap + b"".join(tokens) + b"]" * wrap
+    assert _depth_outcome(data, compact_json(data)) == _depth_outcome(data, None)

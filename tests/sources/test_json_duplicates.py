@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from drasim.cli.main import cli
 from drasim.errors import InputError
+from drasim.sources import jsonkeys
 from drasim.sources.files import check_json_duplicates, load_bytes, load_paths
+from drasim.sources.jsonkeys import compact_json, duplicate_keys
 from hypothesis_budget import examples
 
 NODE = ('{"apiVersion": "v1", "kind": "Node",\n "metadata": {"name": "n1",\n'
@@ -109,3 +111,41 @@ def test_duplicates_are_found_and_unique_keys_pass(value: Any, data: st.DataObje
     with pytest.raises(InputError, match=expected):
         check_json_duplicates(text.encode(), source="x.json")
 
+
+
+# Keys that differ only in spaces: equal once the whitespace is dropped, so the quick parse raises a false alarm.
+spaced_keys = st.text(st.sampled_from("a b"), max_size=4)
+spaced_values = st.recursive(
+    st.none() | st.integers() | st.text(st.sampled_from("a b"), max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(spaced_keys, inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=examples(300))
+@given(st.one_of(spaced_values, json_values, st.recursive(
+    st.text(st.sampled_from('a":\\'), max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(st.sampled_from('a":\\ '), max_size=4), inner,
+                                                              max_size=4), max_leaves=12)),
+    st.sampled_from([None, 0, 2]), st.booleans())
+def test_the_compact_parse_answers_as_the_exact_parse(value: Any, indent: int | None, twice: bool) -> None:
+    """`duplicate_keys` reading the text without whitespace first answers, for well-formed JSON, as the parse
+    of the text as written (keys equal only without their spaces are not set twice; strings holding `":`)."""
+    candidates = _objects(value, [])
+    raw = (_dup_text(value, candidates[0], indent) if twice and candidates else json.dumps(value, indent=indent))
+    exact = jsonkeys._sets_twice(raw.encode(), len)
+    assert duplicate_keys(raw.encode(), compact=compact_json(raw.encode())) is exact
+    assert exact is bool(twice and candidates)
+
+
+def test_keys_equal_without_their_spaces_are_two_keys() -> None:
+    data = b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "labels": {"a b": "1", "ab": "2"}}}'
+    [node] = load_bytes(data, source="in.json", json=True).objects
+    assert node.metadata.labels == {"a b": "1", "ab": "2"}
+
+
+def test_a_quote_before_a_colon_in_a_string_is_no_key() -> None:
+    """`":` counts the keys of compact JSON but for escaped quotes before a colon: that false alarm reads the
+    text again as written, which finds no key set twice."""
+    data = json.dumps({"apiVersion": "v1", "kind": "Node",
+                       "metadata": {"name": "a", "labels": {'x": ': 'y":', "z": "1"}}}, indent=1).encode()
+    assert duplicate_keys(data, compact=compact_json(data)) is False
+    assert jsonkeys._fewer_keys(compact_json(data), len)  # the alarm went off
