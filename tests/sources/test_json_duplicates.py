@@ -112,7 +112,6 @@ def test_duplicates_are_found_and_unique_keys_pass(value: Any, data: st.DataObje
         check_json_duplicates(text.encode(), source="x.json")
 
 
-
 # Keys that differ only in spaces: equal once the whitespace is dropped, so the quick parse raises a false alarm.
 spaced_keys = st.text(st.sampled_from("a b"), max_size=4)
 spaced_values = st.recursive(
