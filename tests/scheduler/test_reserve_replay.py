@@ -1,5 +1,8 @@
 """Reserve replays the allocator's path from a node with the same signature: the same allocation as a search.
 
+It first rebuilds that search's choices on the chosen node's devices (results.rebuild); the rebuild equals the
+replay wherever both answer, and the replay equals a direct call.
+
 `DraCycle.allocate` (Reserve) takes the devices at the positions the allocator chose on the node whose search
 answered the chosen node's signature (Allocator.replay) instead of searching again. On generated clusters
 (the grouping properties' scenarios: subrequests, constraints, counters, capacity, taints, CEL errors), the
@@ -17,6 +20,7 @@ from hypothesis import event, given, settings
 from test_grouping_properties import CLASS, _slices, scenario
 
 from drasim.allocator import AllocationError, Allocator, NodeLocalError
+from drasim.allocator.results import rebuild
 from drasim.api.defaults import apply_claim_defaults
 from drasim.api.resource import DeviceClass, ResourceClaim
 from drasim.cluster import ClusterState
@@ -77,6 +81,92 @@ def test_reserve_on_every_feasible_node_equals_a_direct_allocator_call(data: tup
                 for c, r in last:
                     state.set_allocation(("ns", c.metadata.name), r)
     event(f"replayed: {replays['n'] > 0}")
+
+
+@settings(max_examples=examples(200))
+@given(scenario())
+def test_rebuilt_allocation_equals_the_replayed_one(data: tuple[list[Any], list[Any]]) -> None:
+    """Reserve's rebuild of the searched node's choices on an equal-signature node (results.rebuild) gives
+    what replaying that search's path through the allocator's checks gives, on every feasible node."""
+    objs, pods = data
+    state = ClusterState.from_objects(objs)
+    caches = DraCaches()
+    original = DraCycle._replayed
+    counts = {"rebuilt": 0}
+
+    def both(self: DraCycle, node: Any, claims: list[ResourceClaim]) -> Any:
+        with pytest.MonkeyPatch.context() as inner:
+            inner.setattr(dra, "REBUILD", False)
+            replayed = original(self, node, claims)
+        sig = self.sigs.get(node.metadata.name)
+        recipe = caches.recipes.get(sig) if sig is not None else None
+        got = original(self, node, claims)
+        if recipe is not None and replayed is not None:
+            assert got == replayed
+            counts["rebuilt"] += 1
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DraCycle, "_replayed", both)
+        for n, specs in enumerate(pods):
+            claims = [apply_claim_defaults(build(ResourceClaim, {
+                "metadata": {"name": f"p{n}-c{i}", "namespace": "ns"}, "spec": spec})) for i, spec in enumerate(specs)]
+            for c in claims:
+                state.add(c)
+            p = pod(f"p{n}", [c.metadata.name for c in claims], namespace="ns")
+            last = None
+            for nd in state.nodes.values():
+                cycle = DraCycle(state, p, caches)
+                assert cycle.pre_enqueue() is None and cycle.pre_filter({}).reject is None
+                try:
+                    if cycle.filter(nd, node_allocatable(nd)) is not None:
+                        continue
+                    last = cycle.allocate(nd, node_allocatable(nd))
+                except CycleError:
+                    continue
+            if last is not None:
+                for c, r in last:
+                    state.set_allocation(("ns", c.metadata.name), r)
+    event(f"rebuilt: {counts['rebuilt'] > 0}")
+
+
+def test_rebuild_refuses_a_device_in_use() -> None:
+    """A recipe whose device is now in use is refused (Reserve then replays through the checks)."""
+    objs, spec = _two_nodes()
+    state = ClusterState.from_objects(objs)
+    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"},
+                                                       "spec": spec}))
+    state.add(claim)
+    nd = state.nodes["node-0"]
+    alloc = Allocator(state.features, copy.deepcopy(state.in_use), state.classes, state.slice_cache())
+    results = alloc.allocate(nd, [claim])
+    recipe = alloc.last_recipe()
+    assert results is not None and recipe is not None
+    view = state.slice_cache().view(nd, state.features)
+    assert rebuild(state.features, nd, view, [claim], recipe, set()) == results
+    state.set_allocation(("ns", "c"), results[0])
+    assert rebuild(state.features, nd, view, [claim], recipe, state.in_use.devices) is None
+    assert rebuild(state.features, nd, view, [], recipe, set()) is None  # a recipe for other claims
+
+
+def test_reserve_rebuilds_on_an_equal_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reserve on a node whose signature another node's search answered takes the rebuild, not the replay."""
+    objs, spec = _two_nodes()
+    state = ClusterState.from_objects(objs)
+    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"},
+                                                       "spec": spec}))
+    state.add(claim)
+    caches = DraCaches()
+    p = pod("p", ["c"], namespace="ns")
+    first = DraCycle(state, p, caches)
+    assert first.pre_enqueue() is None and first.pre_filter({}).reject is None
+    assert first.filter(state.nodes["node-0"], node_allocatable(state.nodes["node-0"])) is None
+    monkeypatch.setattr(Allocator, "replay", None)  # any replay would fail the test
+    cycle = DraCycle(state, p, caches)
+    assert cycle.pre_enqueue() is None and cycle.pre_filter({}).reject is None
+    nd = state.nodes["node-1"]
+    reserved = cycle.allocate(nd, node_allocatable(nd))
+    assert [r for _c, r in reserved] == _direct(state, nd, [claim])
 
 
 def test_replay_refuses_a_path_that_does_not_fit() -> None:
