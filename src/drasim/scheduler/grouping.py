@@ -145,7 +145,7 @@ def dynamic_signature(view: NodeView, in_use: AllocatedState, capacity: bool,
     """What existing allocations change for the search: exclusive use, consumed capacity, free counters."""
     devices = in_use.devices
     cands = view.candidates
-    used = tuple(c.id in devices for c in cands)
+    used = tuple(map(devices.__contains__, view.ids))  # per pod on the node it changed: a C loop
     agg = in_use.aggregated_capacity
     consumed = None
     if capacity and agg:
