@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from drasim.api.resource import Device
-from drasim.cel import CelEnvironment, CelRuntimeError, compile_selector, device_input
+from drasim.cel import CelEnvironment, CelRuntimeError, Program, compile_selector, device_input
 
 
 class SelectorMemo:
@@ -18,6 +18,9 @@ class SelectorMemo:
     def __init__(self, env: CelEnvironment | None = None) -> None:
         self.env = env if env is not None else CelEnvironment()
         self._devices: dict[int, tuple[Device, Any, dict[str, bool | CelRuntimeError]]] = {}
+        # Compiled programs by expression, for this memo's environment (compile_selector's process cache keys
+        # by the environment too, whose dataclass hash is computed per lookup); compile errors raise each time.
+        self._programs: dict[str, Program] = {}
 
     def evaluate(self, expression: str, driver: str, device: Device) -> bool | CelRuntimeError:
         """True/False, or a CelRuntimeError value. Raises CelCompileError for a bad expression."""
@@ -28,6 +31,9 @@ class SelectorMemo:
         results = entry[2]
         outcome = results.get(expression)
         if outcome is None:
-            outcome = compile_selector(expression, self.env).evaluate(entry[1])
+            program = self._programs.get(expression)
+            if program is None:
+                program = self._programs[expression] = compile_selector(expression, self.env)
+            outcome = program.evaluate(entry[1])
             results[expression] = outcome
         return outcome
