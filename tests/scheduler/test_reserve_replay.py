@@ -44,11 +44,19 @@ def test_reserve_on_every_feasible_node_equals_a_direct_allocator_call(data: tup
     objs, pods = data
     state = ClusterState.from_objects(objs)
     caches = DraCaches()  # shared: paths recorded on one node are replayed on others with its signature
-    replays = {"n": 0}
+    replays = {"n": 0, "rebuilt": 0}
     original = DraCycle._replayed
 
     def counting(self: DraCycle, node: Any, claims: list[ResourceClaim]) -> Any:
+        # Also without the rebuild (results.rebuild): where both answer, the rebuild is the replay.
+        with pytest.MonkeyPatch.context() as inner:
+            inner.setattr(dra, "REBUILD", False)
+            replayed = original(self, node, claims)
         got = original(self, node, claims)
+        sig = self.sigs.get(node.metadata.name)
+        if replayed is not None and sig in caches.recipes:
+            assert got == replayed
+            replays["rebuilt"] += 1
         replays["n"] += got is not None
         return got
 
@@ -81,81 +89,12 @@ def test_reserve_on_every_feasible_node_equals_a_direct_allocator_call(data: tup
                 for c, r in last:
                     state.set_allocation(("ns", c.metadata.name), r)
     event(f"replayed: {replays['n'] > 0}")
-
-
-@settings(max_examples=examples(200))
-@given(scenario())
-def test_rebuilt_allocation_equals_the_replayed_one(data: tuple[list[Any], list[Any]]) -> None:
-    """Reserve's rebuild of the searched node's choices on an equal-signature node (results.rebuild) gives
-    what replaying that search's path through the allocator's checks gives, on every feasible node."""
-    objs, pods = data
-    state = ClusterState.from_objects(objs)
-    caches = DraCaches()
-    original = DraCycle._replayed
-    counts = {"rebuilt": 0}
-
-    def both(self: DraCycle, node: Any, claims: list[ResourceClaim]) -> Any:
-        with pytest.MonkeyPatch.context() as inner:
-            inner.setattr(dra, "REBUILD", False)
-            replayed = original(self, node, claims)
-        sig = self.sigs.get(node.metadata.name)
-        recipe = caches.recipes.get(sig) if sig is not None else None
-        got = original(self, node, claims)
-        if recipe is not None and replayed is not None:
-            assert got == replayed
-            counts["rebuilt"] += 1
-        return got
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(DraCycle, "_replayed", both)
-        for n, specs in enumerate(pods):
-            claims = [apply_claim_defaults(build(ResourceClaim, {
-                "metadata": {"name": f"p{n}-c{i}", "namespace": "ns"}, "spec": spec})) for i, spec in enumerate(specs)]
-            for c in claims:
-                state.add(c)
-            p = pod(f"p{n}", [c.metadata.name for c in claims], namespace="ns")
-            last = None
-            for nd in state.nodes.values():
-                cycle = DraCycle(state, p, caches)
-                assert cycle.pre_enqueue() is None and cycle.pre_filter({}).reject is None
-                try:
-                    if cycle.filter(nd, node_allocatable(nd)) is not None:
-                        continue
-                    last = cycle.allocate(nd, node_allocatable(nd))
-                except CycleError:
-                    continue
-            if last is not None:
-                for c, r in last:
-                    state.set_allocation(("ns", c.metadata.name), r)
-    event(f"rebuilt: {counts['rebuilt'] > 0}")
-
-
-def test_rebuild_refuses_a_device_in_use() -> None:
-    """A recipe whose device is now in use is refused (Reserve then replays through the checks)."""
-    objs, spec = _two_nodes()
-    state = ClusterState.from_objects(objs)
-    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"},
-                                                       "spec": spec}))
-    state.add(claim)
-    nd = state.nodes["node-0"]
-    alloc = Allocator(state.features, copy.deepcopy(state.in_use), state.classes, state.slice_cache())
-    results = alloc.allocate(nd, [claim])
-    recipe = alloc.last_recipe()
-    assert results is not None and recipe is not None
-    view = state.slice_cache().view(nd, state.features)
-    assert rebuild(state.features, nd, view, [claim], recipe, set()) == results
-    state.set_allocation(("ns", "c"), results[0])
-    assert rebuild(state.features, nd, view, [claim], recipe, state.in_use.devices) is None
-    assert rebuild(state.features, nd, view, [], recipe, set()) is None  # a recipe for other claims
+    event(f"rebuilt: {replays['rebuilt'] > 0}")
 
 
 def test_reserve_rebuilds_on_an_equal_node(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reserve on a node whose signature another node's search answered takes the rebuild, not the replay."""
-    objs, spec = _two_nodes()
-    state = ClusterState.from_objects(objs)
-    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"},
-                                                       "spec": spec}))
-    state.add(claim)
+    state, claim = _one_claim()
     caches = DraCaches()
     p = pod("p", ["c"], namespace="ns")
     first = DraCycle(state, p, caches)
@@ -169,20 +108,21 @@ def test_reserve_rebuilds_on_an_equal_node(monkeypatch: pytest.MonkeyPatch) -> N
     assert [r for _c, r in reserved] == _direct(state, nd, [claim])
 
 
-def test_replay_refuses_a_path_that_does_not_fit() -> None:
-    """A path taken on a node whose devices are now in use is refused (the caller then searches)."""
-    objs, spec = _two_nodes()
-    state = ClusterState.from_objects(objs)
-    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"},
-                                                       "spec": spec}))
-    state.add(claim)
+def test_replay_and_rebuild_refuse_a_path_that_does_not_fit() -> None:
+    """A path (or recipe) taken on a node whose devices are now in use is refused: Reserve then replays
+    through the checks, and a refused replay searches."""
+    state, claim = _one_claim()
     nd = state.nodes["node-0"]
     alloc = Allocator(state.features, copy.deepcopy(state.in_use), state.classes, state.slice_cache())
     results = alloc.allocate(nd, [claim])
-    path = alloc.last_path()
-    assert results is not None and path is not None
+    path, recipe = alloc.last_path(), alloc.last_recipe()
+    assert results is not None and path is not None and recipe is not None
     assert alloc.replay(nd, [claim], path) == results
+    view = state.slice_cache().view(nd, state.features)
+    assert rebuild(state.features, nd, view, [claim], recipe, set()) == results
     state.set_allocation(("ns", "c"), results[0])
+    assert rebuild(state.features, nd, view, [claim], recipe, state.in_use.devices) is None
+    assert rebuild(state.features, nd, view, [], recipe, set()) is None  # a recipe for other claims
     used = Allocator(state.features, copy.deepcopy(state.in_use), state.classes, state.slice_cache())
     assert used.replay(nd, [claim], path) is None
     assert used.replay(nd, [claim], ()) is None  # a path for other claims
@@ -212,6 +152,16 @@ def test_reserve_without_replay_is_the_same(monkeypatch: pytest.MonkeyPatch) -> 
             state.set_allocation(("ns", f"c{n}"), got[-1][1])
         out.append(got)
     assert out[0] == out[1] and len(out[0]) >= 3
+
+
+def _one_claim() -> tuple[ClusterState, ResourceClaim]:
+    """The two nodes' cluster with one claim of the spec, unallocated."""
+    objs, spec = _two_nodes()
+    state = ClusterState.from_objects(objs)
+    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"},
+                                                       "spec": spec}))
+    state.add(claim)
+    return state, claim
 
 
 def _two_nodes() -> tuple[list[Any], dict[str, Any]]:
