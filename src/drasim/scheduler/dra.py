@@ -849,8 +849,9 @@ class DraCycle:
         return list(zip(found.claims, results, strict=True))
 
     def _replayed(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
-        """The node's allocation from the path of the node whose search answered its signature (Filter's
-        answer; see Allocator.replay), or None: no path, or the replay refused (the caller searches)."""
+        """The node's allocation from the choices of the node whose search answered its signature (Filter's
+        answer): rebuilt on this node's devices (results.rebuild), else replayed along its path (Allocator.replay);
+        None: no path, or the replay refused (the caller searches)."""
         sig = self.sigs.get(node.metadata.name)
         if sig is None or not REPLAY:
             return None
@@ -859,7 +860,8 @@ class DraCycle:
             # Equal signatures make the search take the same steps and the devices at the same positions
             # (Allocator.replay), so its choices rebuilt on this node's devices are the replay's result without
             # an allocator for the node nor a pass through the checks (tests/scheduler/test_reserve_replay.py);
-            # a device now in use (never, while the signature holds) falls back to the replay's checks.
+            # a device in use (one an admin-access request may take; the signature records in-use devices, so
+            # else never) falls back to the replay's checks.
             in_use = self.in_use if self.in_use is not None else self.state.in_use
             got = rebuild(self.state.features, node, self._view(node), claims, recipe, in_use.devices)
             if got is not None:
