@@ -177,3 +177,41 @@ def _two_nodes() -> tuple[list[Any], dict[str, Any]]:
         {"name": "small", "deviceClassName": "gpu", "selectors": [{"cel": {"expression": sel.format("a100")}}]},
     ]}]}}
     return objs, spec
+
+
+def test_reserve_with_admin_access_on_devices_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Admin access takes devices other claims hold: the rebuild refuses those (they are in use), and Reserve's
+    allocation on a node whose signature another node's search answered is still a direct call's."""
+    objs, spec = _two_nodes()
+    state = ClusterState.from_objects(objs)
+    for name in ("node-0", "node-1"):  # every GPU of both nodes taken by ordinary claims
+        for i in range(64):
+            claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": f"{name}-{i}", "namespace": "ns"},
+                                                               "spec": spec}))
+            state.add(claim)
+            got = _direct(state, state.nodes[name], [claim])
+            if got is None:
+                break
+            state.set_allocation(("ns", claim.metadata.name), got[0])
+        assert i > 1
+    exact = spec["devices"]["requests"][0]["firstAvailable"][0]  # the H100 alternative, for admin access
+    admin = {"devices": {"requests": [{"name": "gpu", "exactly": {
+        "deviceClassName": exact["deviceClassName"], "selectors": exact["selectors"], "adminAccess": True}}]}}
+    claim = apply_claim_defaults(build(ResourceClaim, {"metadata": {"name": "admin", "namespace": "ns"},
+                                                       "spec": admin}))
+    state.add(claim)
+    caches = DraCaches()
+    p = pod("p", ["admin"], namespace="ns")
+    first = DraCycle(state, p, caches)
+    assert first.pre_enqueue() is None and first.pre_filter({}).reject is None
+    assert first.filter(state.nodes["node-0"], node_allocatable(state.nodes["node-0"])) is None
+    rebuilt: list[Any] = []
+    monkeypatch.setattr(dra, "rebuild", lambda *a: rebuilt.append(rebuild(*a)))  # records, answers None
+    cycle = DraCycle(state, p, caches)
+    assert cycle.pre_enqueue() is None and cycle.pre_filter({}).reject is None
+    nd = state.nodes["node-1"]
+    reserved = cycle.allocate(nd, node_allocatable(nd))
+    assert rebuilt == [None]  # refused: the device is in use
+    direct = _direct(state, nd, [claim])
+    assert direct is not None and direct[0].devices.results[0].admin_access
+    assert [r for _c, r in reserved] == direct
