@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import is_not
 
 from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
@@ -175,10 +176,13 @@ class DraCaches:
         """Drop everything when slices (or taint rules), classes or features changed."""
         cache = state.slice_cache()
         classes = tuple(state.classes.values())
-        if cache is not self._slices or state.features != self._features or len(classes) != len(self._classes) \
-                or any(a is not b for a, b in zip(classes, self._classes, strict=True)):
+        features = state.features
+        # Asked once per pod: identity first (the usual case: nothing changed), the dataclass's == only when
+        # the features object was replaced; the classes by identity at C speed.
+        if cache is not self._slices or (features is not self._features and features != self._features) \
+                or len(classes) != len(self._classes) or any(map(is_not, classes, self._classes)):
             self.reset()
-            self._slices, self._features, self._classes = cache, state.features, classes
+            self._slices, self._features, self._classes = cache, features, classes
         return cache
 
     def extended_claims(self, state: ClusterState) -> dict[str, list[tuple[str, str]]]:
