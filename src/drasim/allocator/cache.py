@@ -48,11 +48,15 @@ class NodeView:
     the positions a device could ever be taken at; `allocator.search` says what that means).
     """
 
-    __slots__ = ("by_value", "candidates", "pools", "usable", "verdicts")
+    __slots__ = ("by_value", "candidates", "counted", "ids", "pools", "usable", "verdicts")
 
     def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
         self.pools = pools
+        # The pools with shared counters (their totals are set before the view is made, never after): most
+        # nodes have none, and grouping asks per pod on a node it changed.
+        self.counted = tuple(p for p in pools if p.counter_totals)
         self.candidates = candidates
+        self.ids = tuple(c.id for c in candidates)  # the candidates' IDs, for lookups at C speed (grouping)
         self.verdicts: dict[tuple[object, ...], list[Any]] = {}
         self.usable: dict[tuple[object, ...], list[int]] = {}
         # Per request shape and attribute: the usable positions grouped by the attribute's plain value.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Container, Sequence
 
 import msgspec
 
 from drasim import releases
+from drasim.allocator.cache import NodeView
 from drasim.allocator.errors import AllocationError
 from drasim.allocator.features import Features
 from drasim.allocator.request import Chosen, RequestData
@@ -56,6 +58,38 @@ def build_result(features: Features, node: Node, claim: ResourceClaim, chosen: l
         devices=DeviceAllocationResult(results=out, config=_configs(features, claim, primary, picked)),
         node_selector=_node_selector(node, chosen),
     )
+
+
+# Per claim of a successful call: (each device taken as (its request alternative, its position in the node's
+# candidate list), in the order taken; each request's first alternative; the alternative each settled on).
+Recipe = tuple[tuple[tuple[tuple[RequestData, int], ...], tuple[RequestData, ...], tuple[RequestData, ...]], ...]
+
+
+def rebuild(features: Features, node: Node, view: NodeView, claims: Sequence[ResourceClaim], recipe: Recipe,
+            in_use: Container[DeviceID]) -> list[AllocationResult] | None:
+    """The claims' results from another node's `Recipe`: the devices at the same positions of this node's
+    candidate list, built as the search builds them; None when a position is missing or its device is in use.
+
+    What the recipe keeps of the other call is the same for every node: the request alternatives (data of
+    the claims' specs and classes) and positions. Everything node-specific (device names, pools, binding
+    conditions, node selector) is read from this node's candidates. `Allocator.last_recipe` gives none for a
+    call that took shared devices, whose share IDs and consumed capacity are per device.
+    """
+    if len(recipe) != len(claims):
+        return None
+    cands = view.candidates
+    out = []
+    try:
+        for claim, (taken, primary, picked) in zip(claims, recipe, strict=True):
+            chosen = []
+            for req, pos in taken:
+                if pos >= len(cands) or cands[pos].id in in_use:
+                    return None
+                chosen.append(Chosen(req, cands[pos], None, None))
+            out.append(build_result(features, node, claim, chosen, list(primary), list(picked)))
+    except AllocationError:
+        return None  # the search meets the same error and reports it
+    return out
 
 
 def _configs(features: Features, claim: ResourceClaim, primary: list[RequestData], picked: list[RequestData]

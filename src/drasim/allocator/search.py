@@ -32,7 +32,7 @@ from drasim.allocator.features import Features
 from drasim.allocator.pools import Pool
 from drasim.allocator.proof import cannot_fit
 from drasim.allocator.request import UNKNOWN, Chosen, RequestData, alternatives, check_request
-from drasim.allocator.results import build_result, deterministic_share_id
+from drasim.allocator.results import Recipe, build_result, deterministic_share_id
 from drasim.allocator.state import AllocatedState, DeviceID
 from drasim.api.claims import claim_ref
 from drasim.api.core import Node
@@ -147,6 +147,11 @@ class Allocator:
         """Where the last `allocate` call took its devices (None: it found no allocation)."""
         return self._last.path() if self._last is not None else None
 
+    def last_recipe(self) -> Recipe | None:
+        """The last `allocate` call's choices for `results.rebuild` on another node (None: it found no
+        allocation, or took a shared device: share IDs and consumed capacity are the device's own)."""
+        return self._last.recipe() if self._last is not None else None
+
     def replay(self, node: Node, claims: Sequence[ResourceClaim], path: SearchPath, view: NodeView | None = None
                ) -> list[AllocationResult] | None:
         """The claims' results from taking the devices of `path` (another node's search) on this node, one
@@ -256,6 +261,20 @@ class _Run:
             selected = tuple(self.requests[(ci, ri, 0)].selected for ri in range(len(claim.spec.devices.requests)))
             taken = tuple((keys[id(r.req)][1], keys[id(r.req)][2], where[id(r.cand)]) for r in self.results[ci])
             out.append((selected, taken))
+        return tuple(out)
+
+    def recipe(self) -> Recipe | None:
+        """`Allocator.last_recipe` of this call's solution (after `run` found one)."""
+        where = {id(cand): pos for pos, cand in enumerate(self.cands)}
+        out = []
+        for ci, claim in enumerate(self.claims):
+            chosen = self.results[ci]
+            if any(r.share_id is not None or r.consumed is not None for r in chosen):
+                return None
+            n = len(claim.spec.devices.requests)
+            out.append((tuple((r.req, where[id(r.cand)]) for r in chosen),
+                        tuple(self.requests[(ci, ri, 0)] for ri in range(n)),
+                        tuple(self._chosen(ci, ri) for ri in range(n))))
         return tuple(out)
 
     def replay(self, path: SearchPath) -> list[AllocationResult] | None:

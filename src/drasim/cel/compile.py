@@ -28,6 +28,7 @@ from drasim.cel.errors import CelCompileError, CelRuntimeError
 from drasim.cel.evaluate import CompileError, compile_program, has_comprehension
 from drasim.cel.library.regex import regex_error
 from drasim.cel.library.timeutil import duration_from_string, timestamp_from_string
+from drasim.cel.reads import Read, device_reads
 from drasim.cel.values import DEVICE_TYPE, EvalError, type_name
 
 # resourceapi.CELSelectorExpressionMaxLength (bytes).
@@ -247,16 +248,17 @@ def _conversion_error(v: Any) -> str:
 class Program:
     """A compiled selector. `evaluate` returns True/False or a CelRuntimeError (never raises)."""
 
-    __slots__ = ("_fn", "_fresh", "_lists", "env", "expression", "max_cost")
+    __slots__ = ("_fn", "_fresh", "_lists", "env", "expression", "max_cost", "reads")
 
     def __init__(self, expression: str, env: CelEnvironment, fn: Any, fresh_activation: bool,
-                 max_cost: int | None) -> None:
+                 max_cost: int | None, reads: tuple[Read, ...] | None = None) -> None:
         self.expression = expression
         self.env = env
         self._fn = fn
         self._fresh = fresh_activation
         self._lists = env.list_type_attributes
         self.max_cost = max_cost
+        self.reads = reads  # the device entries the result depends on (cel.reads), None: unknown
 
     def __repr__(self) -> str:
         return f"Program({self.expression!r})"
@@ -326,7 +328,7 @@ def _compile(expression: str, env: CelEnvironment) -> Program:
         raise CelCompileError(f"compilation failed: {e}") from None
     fresh = has_comprehension(ast) or any(
         type(n) is CallExpr and cost.call_cost(n.function) is not None for n in walk(ast.expr))
-    return Program(expression, env, fn, fresh, max_cost)
+    return Program(expression, env, fn, fresh, max_cost, device_reads(ast))
 
 
 _cache: dict[tuple[str, CelEnvironment], Program] = {}

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from drasim.api.resource import Device, DeviceAttribute, DeviceCapacity
@@ -84,6 +85,13 @@ def _check(attrs: dict[str, DeviceAttribute], lists: bool) -> CelRuntimeError | 
     return None
 
 
+def _attribute_token(a: DeviceAttribute) -> tuple[object, ...]:
+    # Every field in its own position: 1 and True (equal in Python) never meet in one slot.
+    return (a.int_, a.bool_, a.string, a.version,
+            None if a.ints is None else tuple(a.ints), None if a.bools is None else tuple(a.bools),
+            None if a.strings is None else tuple(a.strings), None if a.versions is None else tuple(a.versions))
+
+
 def _find(flat: dict[str, Any], driver: str, dom: str, name: str, qualified: str) -> Any:
     """The entry for `dom`/`name`: unqualified names belong to the driver's domain."""
     if dom == driver and "/" not in name:
@@ -150,6 +158,25 @@ class DeviceInput:
     @property
     def allow_multi(self) -> bool:
         return bool(self.device.allow_multiple_allocations)
+
+    def content_key(self, reads: Sequence[tuple[str, str, str, str]], lists: bool) -> tuple[object, ...] | None:
+        """Everything a program that reads only these entries (cel.reads) can see of the device: equal keys,
+        equal outcomes. None when the device fails conversion (the error names an attribute of its own)."""
+        ok = self._ok_lists if lists else self._ok
+        if ok is None:
+            ok = self.check(lists)
+        if ok is not True:
+            return None
+        key: list[object] = [self.driver, bool(self.device.allow_multiple_allocations)]
+        for kind, dom, name, qualified in reads:
+            if kind == "attributes":
+                a = _find(self.attrs, self.driver, dom, name, qualified)
+                key.append(None if a is None else _attribute_token(a))
+            else:
+                c = _find(self.caps, self.driver, dom, name, qualified)
+                # The quantity's whole state (its spelling and format too: string() and friends read them).
+                key.append(None if c is None else c.value.__reduce__()[1])
+        return tuple(key)
 
     # --- whole maps -------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import is_not
 
 from drasim import releases
 from drasim.allocator import AllocatedState, AllocationError, Allocator, DeviceID, NodeLocalError
@@ -18,6 +19,7 @@ from drasim.allocator.budget import FILTER_BUDGET_STEPS
 from drasim.allocator.cache import NodeView, SliceCache
 from drasim.allocator.errors import DeadlineExceeded
 from drasim.allocator.pools import Pool
+from drasim.allocator.results import Recipe, rebuild
 from drasim.allocator.search import SearchPath
 from drasim.api.claims import claim_ref
 from drasim.api.core import (
@@ -59,6 +61,9 @@ REASON_TIMEOUT = "timed out trying to allocate devices"
 # Reserve replays the allocator's path from a node with the same signature instead of searching again
 # (DraCycle._replayed); off only to prove that it changes no result (tests/scheduler/test_reserve_replay.py).
 REPLAY = True
+# Before replaying, Reserve rebuilds the allocation from the choices of that node's search (DraCycle._replayed);
+# off only to prove that it changes no result (tests/scheduler/test_reserve_replay.py).
+REBUILD = True
 # Filter reasons that name nothing of the pod (node-local allocator errors may).
 CONSTANT_REASONS = frozenset({REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE, REASON_CANNOT_FIT,
                               REASON_STALE_EXTENDED, REASON_TIMEOUT})
@@ -144,6 +149,7 @@ class DraCaches:
         self.outcomes: dict[tuple[object, ...], Outcome] = {}
         # Per signature with an allocation, where the allocator took the devices (Reserve replays it).
         self.paths: dict[tuple[object, ...], SearchPath] = {}
+        self.recipes: dict[tuple[object, ...], Recipe] = {}  # the same, as Reserve rebuilds it (rebuild)
         self.pool_ids: dict[tuple[str, str], set[DeviceID]] = {}
         self.pool_use: dict[tuple[str, str], tuple[int, AllocatedState]] = {}
 
@@ -170,10 +176,13 @@ class DraCaches:
         """Drop everything when slices (or taint rules), classes or features changed."""
         cache = state.slice_cache()
         classes = tuple(state.classes.values())
-        if cache is not self._slices or state.features != self._features or len(classes) != len(self._classes) \
-                or any(a is not b for a, b in zip(classes, self._classes, strict=True)):
+        features = state.features
+        # Asked once per pod: identity first (the usual case: nothing changed), the dataclass's == only when
+        # the features object was replaced; the classes by identity at C speed.
+        if cache is not self._slices or (features is not self._features and features != self._features) \
+                or len(classes) != len(self._classes) or any(map(is_not, classes, self._classes)):
             self.reset()
-            self._slices, self._features, self._classes = cache, state.features, classes
+            self._slices, self._features, self._classes = cache, features, classes
         return cache
 
     def extended_claims(self, state: ClusterState) -> dict[str, list[tuple[str, str]]]:
@@ -620,9 +629,13 @@ class DraCycle:
         if outcome is None:
             outcome = caches.outcomes[sig] = self._run(node, batch)
             if outcome[0] == OK:
-                path = self.allocator(node).last_path()
+                allocator = self.allocator(node)
+                path = allocator.last_path()
                 if path is not None:
                     caches.paths[sig] = path
+                recipe = allocator.last_recipe()
+                if recipe is not None:
+                    caches.recipes[sig] = recipe
         kind, chosen, message = outcome
         if kind == OK:
             return chosen
@@ -840,11 +853,25 @@ class DraCycle:
         return list(zip(found.claims, results, strict=True))
 
     def _replayed(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
-        """The node's allocation from the path of the node whose search answered its signature (Filter's
-        answer; see Allocator.replay), or None: no path, or the replay refused (the caller searches)."""
+        """The node's allocation from the choices of the node whose search answered its signature (Filter's
+        answer): rebuilt on this node's devices (results.rebuild), else replayed along its path (Allocator.replay);
+        None: no path, or the replay refused (the caller searches)."""
         sig = self.sigs.get(node.metadata.name)
-        path = self.caches.paths.get(sig) if sig is not None else None
-        if path is None or not REPLAY:
+        if sig is None or not REPLAY:
+            return None
+        recipe = self.caches.recipes.get(sig) if REBUILD else None
+        if recipe is not None:
+            # Equal signatures make the search take the same steps and the devices at the same positions
+            # (Allocator.replay), so its choices rebuilt on this node's devices are the replay's result without
+            # an allocator for the node nor a pass through the checks (tests/scheduler/test_reserve_replay.py);
+            # a device in use (one an admin-access request may take; the signature records in-use devices, so
+            # else never) falls back to the replay's checks.
+            in_use = self.in_use if self.in_use is not None else self.state.in_use
+            got = rebuild(self.state.features, node, self._view(node), claims, recipe, in_use.devices)
+            if got is not None:
+                return got
+        path = self.caches.paths.get(sig)
+        if path is None:
             return None
         try:
             return self.allocator(node).replay(node, claims, path, self._view(node))

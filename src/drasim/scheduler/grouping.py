@@ -56,11 +56,13 @@ class Shape:
     """The claims of one Allocate call, reduced to what the search reads (DraCaches.shape keys them by
     their specs' `spec_key`s)."""
 
-    __slots__ = ("attrs", "id", "slots")
+    __slots__ = ("attrs", "expressions", "id", "selectable", "slots")
 
     def __init__(self, claims: Sequence[ResourceClaim], classes: dict[str, DeviceClass], ident: int) -> None:
         self.id = ident
         self.slots: list[Slot] = []
+        # static_signature's per-position selectability by device content, for one (memo, features) at a time.
+        self.selectable: tuple[object, dict[tuple[object, ...], tuple[Rejection | None, ...]]] = (None, {})
         attrs: set[str] = set()
         for claim in claims:
             for request in claim.spec.devices.requests:
@@ -77,6 +79,11 @@ class Shape:
                 if name:
                     attrs.add(name)
         self.attrs = tuple(sorted(attrs))
+        # Every selector the slots evaluate (classes' and requests'), for SelectorMemo.content_key.
+        self.expressions = tuple(dict.fromkeys(
+            sel.cel.expression if sel.cel is not None else ""
+            for slot in self.slots
+            for sel in [*(slot.cls.spec.selectors if slot.cls is not None else ()), *slot.selectors]))
 
 
 def spec_key(spec: ResourceClaimSpec) -> bytes:
@@ -92,6 +99,9 @@ def selectable(memo: SelectorMemo, slot: Slot, cand: Candidate, node: Node, feat
 
 
 _FATAL = Rejection("fatal", "", True)
+# static_signature shares selectability between devices of equal content; off only to prove that this changes
+# no signature (tests/scheduler/test_grouping_content.py).
+SHARE_SELECTABLE = True
 
 
 def _attr_token(cand: Candidate, name: str, list_types: bool, position: int) -> object:
@@ -119,10 +129,26 @@ def static_signature(shape: Shape, view: NodeView, node: Node, memo: SelectorMem
     canon: list[dict[object, int]] = [{} for _ in shape.attrs]
     list_types = features.list_type_attributes
     capacity = features.consumable_capacity
+    if shape.selectable[0] != (memo, features):
+        shape.selectable = ((memo, features), {})
+    by_content = shape.selectable[1]
+    expressions = shape.expressions
     positions = []
     for p, cand in enumerate(view.candidates):
         dev = cand.device
-        sel = tuple(selectable(memo, slot, cand, node, features) for slot in shape.slots)
+        # Devices of one model differ in names and UUIDs, which selectors rarely read: the slots' verdicts
+        # are shared by devices equal in all the selectors read (SelectorMemo.content_key) and in everything
+        # else `checks.selectable` reads but the node, which only per-device node selection brings in.
+        key = None
+        if SHARE_SELECTABLE and not cand.slice.spec.per_device_node_selection:
+            content = memo.content_key(expressions, cand.id.driver, dev)
+            if content is not None:
+                key = (bool(dev.binding_conditions), content)
+        sel = by_content.get(key) if key is not None else None
+        if sel is None:
+            sel = tuple(selectable(memo, slot, cand, node, features) for slot in shape.slots)
+            if key is not None:
+                by_content[key] = sel
         attrs: list[object] = []
         for k, name in enumerate(shape.attrs):
             token = _attr_token(cand, name, list_types, p)
@@ -145,11 +171,11 @@ def dynamic_signature(view: NodeView, in_use: AllocatedState, capacity: bool,
     """What existing allocations change for the search: exclusive use, consumed capacity, free counters."""
     devices = in_use.devices
     cands = view.candidates
-    used = tuple(c.id in devices for c in cands)
+    used = tuple(map(devices.__contains__, view.ids))  # per pod on the node it changed: a C loop
     agg = in_use.aggregated_capacity
     consumed = None
     if capacity and agg:
         consumed = tuple(tuple(sorted((n, str(q)) for n, q in agg[c.id].items())) if c.id in agg else None
                          for c in cands)
-    counters = tuple(_counters(available(pool)) for pool in view.pools if pool.counter_totals)
+    counters = tuple(_counters(available(pool)) for pool in view.counted) if view.counted else ()
     return (used, consumed, counters)

@@ -107,12 +107,17 @@ class Ranking:
     def truncated(self, k: int) -> Ranking:
         """A ranking of the top `k` nodes only (the same `top(k)`, `best()` within them)."""
         top = self.top(k)
-        ids: dict[int, int] = {}  # one class per plugins dict (nodes of a class share theirs)
-        for s in top:
-            ids.setdefault(id(s.plugins), len(ids))
-        classes = [ids[id(s.plugins)] for s in top]
-        out = Ranking([s.node for s in top], classes, {c: s.total for c, s in zip(classes, top, strict=True)},
-                      {c: s.plugins for c, s in zip(classes, top, strict=True)})
+        ids: dict[int, int] = {}  # one class per plugins dict (nodes of a class share theirs, and its total)
+        classes: list[int] = []
+        totals: dict[int, int] = {}
+        plugins: dict[int, dict[str, int]] = {}
+        for s in top:  # one loop, no comprehensions: a simulation truncates every scheduled pod's ranking
+            c = ids.get(id(s.plugins))
+            if c is None:
+                c = ids[id(s.plugins)] = len(ids)
+                totals[c], plugins[c] = s.total, s.plugins
+            classes.append(c)
+        out = Ranking([s.node for s in top], classes, totals, plugins)
         # `top` is already the truncated ranking's nodes(): best first, equal totals in scan order (its
         # feasible list is in that order). Reports read top(k) of every pod's kept ranking, twice.
         out._nodes = top

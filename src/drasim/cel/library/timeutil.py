@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from drasim.cel.values import Duration, EvalError, Timestamp
 
@@ -99,6 +98,10 @@ def _zone(tz: str) -> _dt.tzinfo:
     if m:
         sign = -1 if m.group(1) == "-" else 1
         return _dt.timezone(sign * _dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3))))
+    # Imported here: zoneinfo reads sysconfig's tables on import (~3 ms), and only a selector naming a time
+    # zone needs it, while every command that compiles a selector imports this module.
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         return ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
