@@ -9,10 +9,11 @@ from typing import Any
 
 import msgspec
 
-from drasim.api.core import PodSpec
+from drasim.api.core import PodSpec, PodStatus
 from drasim.api.kinds import KubeObject
+from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import quantity_enc_hook
-from drasim.api.resource import ResourceClaimSpec
+from drasim.api.resource import AllocationResult, ResourceClaim
 
 __all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml",
            "yaml_documents", "yaml_objects"]
@@ -61,74 +62,61 @@ def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
     return dump_all(docs)
 
 
-# Specs a template's objects share whole (a claim's: immutable), and specs whose collection fields they share
-# (a pod's: the pod's own shallow copy of the template's, nodeName set on it): (field, wire name) of those.
-_SHARED_SPECS: frozenset[type] = frozenset({ResourceClaimSpec})
-_SHARED_SPEC_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
-    PodSpec: tuple((f.name, f.encode_name) for f in msgspec.structs.fields(PodSpec))}
-
-
-# Wire parts that replicas hold equal though not shared (a workload's labels and owner, the PodScheduled
-# condition, a node's allocation selector), per kind: (parent path, field). Equal ones are written once.
-_EQUAL_PARTS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
-    "Pod": ((("metadata",), "labels"), (("metadata",), "ownerReferences"), (("status",), "conditions")),
-    "ResourceClaim": ((("status", "allocation"), "nodeSelector"),),
-}
+# Fields whose values a template's replicas share by identity: a claim's spec (immutable) and the collections
+# of a pod's spec (the pod's own shallow copy of the template's, nodeName set on it):
+# controllers.resourceclaim.template_copy. Their text is made once per value and indent.
+_SHARED_FIELDS: dict[type, frozenset[str]] = {
+    ResourceClaim: frozenset({"spec"}),
+    PodSpec: frozenset(f.name for f in msgspec.structs.fields(PodSpec) if f.default_factory is not msgspec.NODEFAULT)}
+# Fields replicas hold equal though not shared (a workload's labels and owner, the PodScheduled condition, a
+# node's allocation selector): their text is made once per JSON of the value and indent (same JSON, same
+# types and order, so the same text).
+_EQUAL_FIELDS: dict[type, frozenset[str]] = {
+    ObjectMeta: frozenset({"labels", "owner_references"}), PodStatus: frozenset({"conditions"}),
+    AllocationResult: frozenset({"node_selector"})}
 
 
 def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (),
                  extra_shared: Collection[int] = ()) -> str:
     """`yaml_documents` of `encode_object` of each object, then the plain `extra` documents: the same text.
 
-    Replicas of one template hold parts of it by identity (a claim's spec, a pod's containers:
-    controllers.resourceclaim.template_copy); each such part is encoded to one wire value that all its
-    holders share, so the YAML writer writes it once per indent and copies the text after that. The parts
-    of `_EQUAL_PARTS` are shared the same way among the documents where they are equal: same JSON, same
-    types and order, so the same text. `extra_shared`: ids of the collections `extra` holds in several places
-    (as mapping values), written so too.
+    Objects whose wire form is their struct's encoding (`_struct_encodes`) are written from the struct itself
+    (api.yamlstruct), the parts of `_SHARED_FIELDS` and `_EQUAL_FIELDS` once each; the others through
+    `encode_object`. `extra_shared`: ids of the collections `extra` holds in several places (as mapping
+    values), written once per indent too.
     """
-    parts: dict[int, tuple[Any, Any]] = {}  # id of a struct part -> (the part, kept alive; its wire value)
-
-    def share(part: Any, wire: Any) -> Any:
-        found = parts.get(id(part))
-        if found is not None and found[0] is part:
-            return found[1]
-        parts[id(part)] = (part, wire)
-        return wire
-
-    equal: dict[tuple[str, bytes], Any] = {}  # (field, JSON of an equal part) -> the first one, which all hold
-    shared: set[int] = set()
-    docs = []
-    for obj in objs:
-        doc = encode_object(obj)
-        spec = getattr(obj, "spec", None)
-        wire_spec = doc.get("spec")
-        if type(spec) in _SHARED_SPECS and type(wire_spec) is dict and wire_spec:
-            doc["spec"] = share(spec, wire_spec)
-        elif type(spec) in _SHARED_SPEC_FIELDS and type(wire_spec) is dict:
-            for name, wire_name in _SHARED_SPEC_FIELDS[type(spec)]:
-                value = wire_spec.get(wire_name)
-                if type(value) in (list, dict) and value:
-                    wire_spec[wire_name] = share(getattr(spec, name), value)
-        for path, field in _EQUAL_PARTS.get(obj.kind, ()):
-            parent: Any = doc
-            for step in path:
-                parent = parent.get(step) if type(parent) is dict else None
-            value = parent.get(field) if type(parent) is dict else None
-            if type(value) in (list, dict) and value:
-                key = (field, _JSON.encode(value))
-                found = equal.get(key)
-                if found is None:
-                    equal[key] = value
-                else:
-                    parent[field] = found
-                    shared.add(id(found))
-        docs.append(doc)
-    shared.update(id(wire) for _part, wire in parts.values())
-    shared.update(extra_shared)
     from drasim.api.yamlemit import dump_all
+    from drasim.api.yamlstruct import StructWriter
 
-    return dump_all([*docs, *extra], shared)
+    writer = StructWriter(extra_shared, eligible=_struct_encodes, plain=encode_object, enc_hook=quantity_enc_hook,
+                          identity=_SHARED_FIELDS, equal=_EQUAL_FIELDS)
+    return dump_all([*objs, *extra], extra_shared, writer)
+
+
+def _struct_encodes(obj: KubeObject) -> bool:
+    """Whether `encode_object(obj)` is `apiVersion` and `kind`, then the struct's own fields as msgspec
+    encodes them (metadata third): what `object_json`'s struct path also requires, and a metadata and spec
+    that msgspec does not leave out (encode_object would write `{}` for them, first)."""
+    cls = type(obj)
+    if _head(cls) is None or not _pool_as_struct(obj) or (obj.api_version, obj.kind) != cls.__struct_defaults__[:2]:
+        return False
+    layout = _layout(cls)
+    if layout is None or obj.metadata is None:
+        return False
+    has_spec, spec_default = layout
+    spec = getattr(obj, "spec", None)
+    return not has_spec or spec is None or spec is not spec_default
+
+
+@functools.cache
+def _layout(cls: Any) -> tuple[bool, object] | None:
+    """(has a spec field, the spec field's default object or NODEFAULT), or None when metadata is not the third
+    field."""
+    fields = msgspec.structs.fields(cls)
+    if len(fields) < 3 or fields[2].name != "metadata":
+        return None
+    spec = next((f for f in fields if f.name == "spec"), None)
+    return (spec is not None, spec.default if spec is not None else msgspec.NODEFAULT)
 
 
 def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:

@@ -1,0 +1,211 @@
+"""Block YAML of drasim's objects straight from their structs: `encode_object`'s text without building its dicts.
+
+A writer function per struct class and indent is generated once: the fields' order, wire keys, defaults and
+line prefixes are fixed per class and indent, so each field costs an attribute read, a test against its
+default (what msgspec's omit_defaults tests: the default object itself, or an empty list/dict/set of such a
+factory) and, for a string, one cached styling; a struct's lines are built into one string. Values that are not
+strings, numbers, structs or lists (datetimes, quantities, dicts, anything else) are converted by
+`msgspec.to_builtins` exactly as `encode_object` converts them, then written by the plain walk.
+tests/api/test_yamlstruct.py compares the text with `encode_object`'s through the plain walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from drasim.api.yamlemit import BlockWriter, Fallback
+
+__all__ = ["StructWriter"]
+
+# Factories whose empty product omit_defaults leaves out (msgspec's is_default); any other factory's product is
+# always written.
+_EMPTY_FACTORIES = (list, dict, set, bytearray)
+Text = Callable[[Any], str]
+
+
+def _omitted_test(default: Any, factory: Any, ns: dict[str, Any], i: int) -> str | None:
+    """Python test that field `i`'s value `v` is written, or None when it always is."""
+    if factory is not msgspec.NODEFAULT:
+        if factory not in _EMPTY_FACTORIES:
+            return None
+        ns[f"F{i}"] = factory
+        return f"v or type(v) is not F{i}"
+    if default is msgspec.NODEFAULT:
+        return None
+    if default is None:
+        return "v is not None"
+    ns[f"D{i}"] = default
+    return f"v is not D{i}"
+
+
+class StructWriter(BlockWriter):
+    """A BlockWriter that also writes drasim objects (structs) as `encode_object` of them.
+
+    `eligible(obj)`: whether `encode_object(obj)` is `apiVersion`, `kind`, then the struct's fields as msgspec
+    encodes them (metadata always); other objects are written as `plain(obj)`. `identity`: per struct class,
+    fields whose values replicas share by identity (a template's parts): their text is made once per value
+    and indent. `equal`: per struct class, fields whose values replicas hold equal though not shared: their
+    text is made once per JSON of the value and indent.
+    """
+
+    def __init__(self, shared: Collection[int], *, eligible: Callable[[Any], bool], plain: Callable[[Any], Any],
+                 enc_hook: Callable[[Any], Any], identity: dict[type, frozenset[str]],
+                 equal: dict[type, frozenset[str]]) -> None:
+        super().__init__(shared)
+        self.eligible = eligible
+        self.to_plain = plain
+        self.enc_hook = enc_hook
+        self.json = msgspec.json.Encoder(enc_hook=enc_hook)
+        self.identity = identity
+        self.equal = equal
+        # Per indent, per type: the writer of a struct's lines at that indent (None: not a struct).
+        self.writers: dict[str, dict[type, Text | None]] = {}
+        self.tops: dict[type, Text] = {}
+        self.heads: dict[type, str] = {}
+        self.memos: dict[Any, tuple[Any, str]] = {}
+        self.stamps: dict[datetime, Any] = {}
+
+    def plain(self, doc: Any) -> Any:
+        return self.to_plain(doc)
+
+    def other(self, doc: Any) -> None:
+        cls = type(doc)
+        if not hasattr(cls, "__struct_fields__") or not self.eligible(doc):
+            plain = self.to_plain(doc)
+            if type(plain) is not dict or not plain:
+                raise Fallback
+            self.mapping(plain, "", None)
+            return
+        top = self.tops.get(cls)
+        if top is None:
+            top = self.tops[cls] = self._compile(cls, "", top=True)
+            self.heads[cls] = f"apiVersion: {self.scalar(doc.api_version)}\nkind: {self.scalar(doc.kind)}\n"
+        self.out.append(self.heads[cls] + top(doc))
+
+    def writer(self, cls: type, indent: str) -> Text | None:
+        """The writer of `cls` structs' lines at `indent`, or None when `cls` is not a struct."""
+        by_type = self.writers.get(indent)
+        if by_type is None:
+            by_type = self.writers[indent] = {}
+        if cls in by_type:
+            return by_type[cls]
+        fn = self._compile(cls, indent) if hasattr(cls, "__struct_fields__") else None
+        by_type[cls] = fn
+        return fn
+
+    def _compile(self, cls: type, indent: str, *, top: bool = False) -> Text:
+        """Generated: the struct's lines at `indent` as one string, "" when msgspec would write `{}`.
+        `top`: an object's, without apiVersion and kind (written before it) and with metadata always."""
+        config = cls.__struct_config__  # type: ignore[attr-defined]
+        if config.array_like or config.tag_field is not None:
+            raise Fallback  # not a mapping of its fields: never one of drasim's kinds
+        fields = msgspec.structs.fields(cls)
+        ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo}
+        identity = self.identity.get(cls, frozenset())
+        equal = self.equal.get(cls, frozenset())
+        lines = ["def write(o):"]
+        parts = []
+        for i, f in enumerate(fields):
+            if top and i < 2:
+                continue
+            pre = f"{indent}{self.key(f.encode_name)}:"
+            ns[f"P{i}"] = pre
+            forced = top and f.name == "metadata"
+            test = None if forced or not config.omit_defaults else _omitted_test(f.default, f.default_factory, ns, i)
+            if f.name in identity or f.name in equal:
+                how = "id" if f.name in identity else "json"
+                value = f"memo(v, P{i}, {indent!r}, {how!r})"
+            else:
+                # Strings, most values, inline; the rest by `field`.
+                value = (f"f'{{P{i}}} {{values.get(v) or scalar(v)}}\\n' if type(v) is str "
+                         f"else field(v, P{i}, {indent!r})")
+            lines.append(f"    v = o.{f.name}")
+            if test is None:
+                lines.append(f"    a{i} = {value}")
+            else:
+                lines.append(f"    a{i} = ({value}) if {test} else ''")
+            parts.append(f"{{a{i}}}")
+        lines.append(f"    return f'{''.join(parts)}'")
+        exec("\n".join(lines), ns)  # generated from the class's own field names
+        fn: Text = ns["write"]
+        return fn
+
+    def field(self, v: Any, pre: str, indent: str) -> str:
+        """The lines of a field's value that is not a string, after its key `pre` (`<indent><key>:`)."""
+        t = type(v)
+        if t is list:
+            return f"{pre}\n{self.items(v, indent)}" if v else f"{pre} []\n"
+        if t is int or t is bool or v is None:
+            return f"{pre} {self.scalar(v)}\n"
+        write = self.writer(t, indent + "  ")
+        if write is not None:
+            text = write(v)
+            return f"{pre}\n{text}" if text else f"{pre} {{}}\n"
+        if t is datetime:
+            plain = self.stamps.get(v)
+            if plain is None:
+                plain = self.stamps[v] = msgspec.to_builtins(v)
+        else:
+            plain = msgspec.to_builtins(v, enc_hook=self.enc_hook)
+        s = self.scalar(plain)
+        if s is not None:
+            return f"{pre} {s}\n"
+        start = len(self.out)
+        self.out.append(f"{pre}\n")
+        if type(plain) is dict:
+            self.mapping(plain, indent + "  ", None)
+        else:
+            self.sequence(plain, indent, None)
+        return self.cut(start)
+
+    def items(self, values: list[Any], indent: str) -> str:
+        """A non-empty list as a mapping's value at `indent` (its items not indented)."""
+        head = indent + "- "
+        inner = indent + "  "
+        parts = []
+        for v in values:
+            t = type(v)
+            if t is str:
+                parts.append(f"{head}{self.values.get(v) or self.scalar(v)}\n")
+                continue
+            write = self.writer(t, inner)
+            if write is not None:
+                text = write(v)
+                # The item's first line is its mapping's first line, "- " in place of the indent's last two.
+                parts.append(head + text[len(head):] if text else f"{head}{{}}\n")
+                continue
+            plain = msgspec.to_builtins(v, enc_hook=self.enc_hook)
+            s = self.scalar(plain)
+            if s is not None:
+                parts.append(f"{head}{s}\n")
+                continue
+            start = len(self.out)
+            if type(plain) is dict:
+                self.mapping(plain, inner, head)
+            else:
+                self.sequence(plain, inner, head)
+            parts.append(self.cut(start))
+        return "".join(parts)
+
+    def cut(self, start: int) -> str:
+        """The pieces the plain walk appended from `start`, taken out as one string."""
+        text = "".join(self.out[start:])
+        del self.out[start:]
+        return text
+
+    def memo(self, v: Any, pre: str, indent: str, how: str) -> str:
+        """A field whose text replicas repeat: made once per value (`id`) or per JSON (`json`) and prefix."""
+        if type(v) is str:
+            return f"{pre} {self.values.get(v) or self.scalar(v)}\n"
+        key = (id(v) if how == "id" else self.json.encode(v), pre)
+        found = self.memos.get(key)
+        if found is not None and (how != "id" or found[0] is v):
+            return found[1]
+        text = self.field(v, pre, indent)
+        # The value is kept with its text: the id of a value alive is not reused.
+        self.memos[key] = (v, text)
+        return text
