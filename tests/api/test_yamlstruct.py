@@ -19,6 +19,7 @@ from drasim.api.encode import encode_object, yaml_documents, yaml_objects
 from drasim.api.kinds import KINDS
 from drasim.api.quantity import Quantity
 from drasim.errors import DrasimError
+from drasim.sim.report import EventDocument
 from drasim.sources.files import load_bytes
 from hypothesis_budget import examples
 
@@ -79,7 +80,8 @@ def _struct(cls: type, depth: int) -> st.SearchStrategy[Any]:
     return st.fixed_dictionaries(required, optional=optional).map(lambda kw: cls(**kw))
 
 
-_CLASSES = [cls for kinds in KINDS.values() for cls in kinds.values()]
+# Every kind, and the Events simulate prints (laid out as objects).
+_CLASSES = [*(cls for kinds in KINDS.values() for cls in kinds.values()), EventDocument]
 _OBJECT = st.sampled_from(_CLASSES).flatmap(lambda cls: _struct(cls, 4))
 
 

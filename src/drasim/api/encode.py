@@ -196,7 +196,8 @@ def _empty(cls: Any) -> object:
 
 
 def json_list(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2) -> bytes:
-    """`json_document` of a `kind: List` holding `encode_object` of each object, then the plain `extra` items."""
+    """`json_document` of a `kind: List` holding `encode_object` of each object, then the `extra` items (plain
+    data, or structs `encode_object` encodes)."""
     return b"".join(json_list_chunks(objs, extra, indent=indent))
 
 
@@ -204,7 +205,10 @@ def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, i
                      batch: int = 512) -> Iterator[bytes]:
     """`json_list` in pieces of up to `batch` items (their concatenation is the same bytes), so a caller
     that writes them out never holds the whole document: a 50,000-pod simulation prints ~400 MB."""
-    parts = itertools.chain((object_json(o) for o in objs), (_JSON.encode(d) for d in extra))
+    # Extra items are plain data or structs laid out as objects (sim.report.EventDocument: apiVersion and kind
+    # defaults, metadata third), which object_json writes with their head.
+    parts = itertools.chain((object_json(o) for o in objs),
+                            (_JSON.encode(d) if type(d) is dict else object_json(d) for d in extra))
     if not indent:
         yield b'{"apiVersion":"v1","kind":"List","items":['
         sep = b""

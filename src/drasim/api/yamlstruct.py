@@ -48,8 +48,8 @@ class StructWriter(BlockWriter):
     `eligible(obj)`: whether `encode_object(obj)` is `apiVersion`, `kind`, then the struct's fields as msgspec
     encodes them (metadata always); other objects are written as `plain(obj)`. `identity`: per struct class,
     fields whose values replicas share by identity (a template's parts): their text is made once per value
-    and indent. `equal`: per struct class, fields whose values replicas hold equal though not shared: their
-    text is made once per JSON of the value and indent.
+    and indent (a class's own `YAML_SHARED` names more). `equal`: per struct class, fields whose values
+    replicas hold equal though not shared: their text is made once per JSON of the value and indent.
     """
 
     def __init__(self, shared: Collection[int], *, eligible: Callable[[Any], bool], plain: Callable[[Any], Any],
@@ -105,7 +105,8 @@ class StructWriter(BlockWriter):
             raise Fallback  # not a mapping of its fields: never one of drasim's kinds
         fields = msgspec.structs.fields(cls)
         ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo}
-        identity = self.identity.get(cls, frozenset())
+        # A class may name the fields its instances share by identity itself (sim.report.EventDocument).
+        identity = self.identity.get(cls, frozenset()) | getattr(cls, "YAML_SHARED", frozenset())
         equal = self.equal.get(cls, frozenset())
         lines = ["def write(o):"]
         parts = []

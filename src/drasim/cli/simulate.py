@@ -121,9 +121,10 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            # Printed and dropped: for YAML, pods scored alike hold one scores part, which is written once.
+            # Printed and dropped: Events as structs, and pods scored alike hold one scores part (YAML writes
+            # it once).
             shared: set[int] = set()
-            extra = extra_documents(result, lines, shared=shared if output == "yaml" else None)
+            extra = extra_documents(result, lines, shared=shared)
             if output == "yaml":
                 # As bytes: click would scan a str for terminal colour codes to strip (YAML escapes control
                 # characters, so there are none).

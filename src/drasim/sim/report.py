@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
 
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod, PodExtendedResourceClaimStatus
@@ -342,71 +344,97 @@ def cluster_events(result: SimulationResult) -> list[EventLine]:
     return sorted(lines, key=attrgetter("last", "first"))
 
 
-def event_objects(result: SimulationResult, *, shared: set[int] | None = None) -> list[dict[str, object]]:
-    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time).
+class EventMeta(msgspec.Struct, omit_defaults=True):
+    """An Event's metadata as the API server prints it (a namespace only where there is one)."""
 
-    With `shared` (as in `scores_document`), the events of one object hold one `involvedObject` dict and
-    those of one source one `source` dict, and the ids of those held more than once are added to `shared`.
-    """
+    name: str = msgspec.field(default_factory=str)  # a factory's product is always written
+    namespace: str = ""
+
+
+class InvolvedObject(msgspec.Struct, rename="camel", omit_defaults=True):
+    """An Event's involvedObject: empty fields are left out (an apiVersion only for core kinds, a uid only for
+    pods)."""
+
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    namespace: str = ""
+    uid: str = ""
+
+
+class EventSource(msgspec.Struct, omit_defaults=True):
+    component: str = msgspec.field(default_factory=str)
+
+
+class EventDocument(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A core/v1 Event as `simulate -o yaml|json` prints it: every field written, in this order."""
+
+    # The YAML writer (api.yamlstruct) writes these once per value: the events of one object hold one
+    # involvedObject, those of one source one source.
+    YAML_SHARED: ClassVar[frozenset[str]] = frozenset({"involved_object", "source"})
+
+    api_version: str = "v1"
+    kind: str = "Event"
+    metadata: EventMeta = msgspec.field(default_factory=EventMeta)
+    involved_object: InvolvedObject = msgspec.field(default_factory=InvolvedObject)
+    type: str = msgspec.field(default_factory=str)
+    reason: str = msgspec.field(default_factory=str)
+    message: str = msgspec.field(default_factory=str)
+    count: int = msgspec.field(default_factory=int)
+    first_timestamp: str = msgspec.field(default_factory=str)
+    last_timestamp: str = msgspec.field(default_factory=str)
+    source: EventSource = msgspec.field(default_factory=EventSource)
+    reporting_component: str = msgspec.field(default_factory=str)
+
+
+def event_objects(result: SimulationResult) -> list[dict[str, object]]:
+    """core/v1 Events for `cluster_events` as plain data: `event_documents`' wire form (no parts shared)."""
+    # apiVersion and kind hold their defaults, which omit_defaults leaves out: put in front.
+    return [{"apiVersion": doc.api_version, "kind": doc.kind, **msgspec.to_builtins(doc)}
+            for doc in event_documents(result)]
+
+
+def event_documents(result: SimulationResult) -> list[EventDocument]:
+    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time). The
+    events of one object hold one involvedObject and those of one source one source (a ReplicaSet's
+    SuccessfulCreate events are one per pod, so most events repeat some object's part)."""
     pod_uids: dict[tuple[str, str], str] = {}
     for pod in [*result.evicted, *result.state.pods.values()]:
         pod_uids[(pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
-    out: list[dict[str, object]] = []
+    out: list[EventDocument] = []
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     nanos: dict[datetime, int] = {}  # events share few instants
-    # With `shared`: per (namespace, kind, name) its involvedObject, per source its source dict. A
-    # ReplicaSet's SuccessfulCreate events are one per pod, so most events repeat some object's part.
-    involved_parts: dict[tuple[str, str, str], dict[str, str]] = {}
-    source_parts: dict[str, dict[str, str]] = {}
+    involved_parts: dict[tuple[str, str, str], InvolvedObject] = {}
+    source_parts: dict[str, EventSource] = {}
     for line in cluster_events(result):
         first = nanos.get(line.first)
         if first is None:
             first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
         stamp = _free_stamp(skip, line.name, first)
         skip[(line.name, stamp)] = stamp + 1
-        meta: dict[str, str] = {"name": f"{line.name}.{stamp:x}"}
-        if line.namespace:
-            meta["namespace"] = line.namespace
-        involved: dict[str, str] | None = None
-        source: dict[str, str] | None = None
-        if shared is not None:
-            involved = involved_parts.get((line.namespace, line.kind, line.name))
-            source = source_parts.get(line.source)
-            for part in (involved, source):
-                if part is not None:
-                    shared.add(id(part))
+        involved = involved_parts.get((line.namespace, line.kind, line.name))
         if involved is None:
-            involved = _involved_object(line, pod_uids)
-            if shared is not None:
-                involved_parts[(line.namespace, line.kind, line.name)] = involved
+            involved = involved_parts[(line.namespace, line.kind, line.name)] = _involved_object(line, pod_uids)
+        source = source_parts.get(line.source)
         if source is None:
-            source = {"component": line.source}
-            if shared is not None:
-                source_parts[line.source] = source
-        out.append({
-            "apiVersion": "v1", "kind": "Event", "metadata": meta, "involvedObject": involved,
-            "type": line.type, "reason": line.reason, "message": line.message, "count": line.count,
-            "firstTimestamp": _rfc3339(line.first), "lastTimestamp": _rfc3339(line.last),
-            "source": source, "reportingComponent": line.source,
-        })
+            source = source_parts[line.source] = EventSource(component=line.source)
+        out.append(EventDocument(
+            metadata=EventMeta(name=f"{line.name}.{stamp:x}", namespace=line.namespace or ""),
+            involved_object=involved,
+            type=line.type, reason=line.reason, message=line.message, count=line.count,
+            first_timestamp=_rfc3339(line.first), last_timestamp=_rfc3339(line.last), source=source,
+            reporting_component=line.source))
     return out
 
 
-def _involved_object(line: EventLine, pod_uids: dict[tuple[str, str], str]) -> dict[str, str]:
-    """The event's involvedObject. Empty fields are left out (an apiVersion only for core kinds, a namespace
-    only where there is one, a uid only for pods)."""
-    involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
-        if line.kind in ("Pod", "Node") else {"kind": line.kind, "name": line.name}
-    if line.namespace:
-        involved["namespace"] = line.namespace
-    uid = pod_uids.get((line.namespace, line.name)) if line.kind == "Pod" else None
-    if uid:
-        involved["uid"] = uid
-    if not (line.kind and line.name):
-        involved = {k: v for k, v in involved.items() if v}
-    return involved
+def _involved_object(line: EventLine, pod_uids: dict[tuple[str, str], str]) -> InvolvedObject:
+    """The event's involvedObject: an apiVersion for core kinds, a uid for pods (empty ones left out)."""
+    uid = pod_uids.get((line.namespace, line.name), "") if line.kind == "Pod" else ""
+    # "" literals: omit_defaults leaves out the default object itself, the empty string.
+    return InvolvedObject(api_version="v1" if line.kind in ("Pod", "Node") else "", kind=line.kind or "",
+                          name=line.name or "", namespace=line.namespace or "", uid=uid or "")
 
 
 def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
@@ -439,11 +467,14 @@ def final_objects(result: SimulationResult, profile: ReleaseProfile | None = Non
 
 
 def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None, *,
-                    shared: set[int] | None = None) -> list[dict[str, object]]:
-    """What `simulate -o yaml|json` lists after the objects: the Events and the scores (`shared`: as in
-    `event_objects` and `scores_document`)."""
-    return [*event_objects(result, shared=shared),
-            scores_document(pod_lines(result) if lines is None else lines, shared=shared)]
+                    shared: set[int] | None = None) -> list[Any]:
+    """What `simulate -o yaml|json` lists after the objects: the Events and the scores, as plain data; with
+    `shared` (for a writer that prints them and drops them), the Events as `EventDocument`s and the scores
+    with shared parts (`scores_document`)."""
+    scores = scores_document(pod_lines(result) if lines is None else lines, shared=shared)
+    if shared is None:
+        return [*event_objects(result), scores]
+    return [*event_documents(result), scores]
 
 
 def scores_document(lines: list[PodLine], *, shared: set[int] | None = None) -> dict[str, object]:
