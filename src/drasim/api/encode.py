@@ -150,19 +150,24 @@ def object_json(obj: KubeObject) -> bytes:
     metadata or spec, a ResourceSlice's pool with a zero or empty field, a non-default apiVersion) take the
     dict path.
     """
-    cls = type(obj)
+    return b"".join(_object_pieces(obj))
+
+
+def _object_pieces(obj: Any) -> tuple[bytes | memoryview, ...]:
+    """`object_json(obj)` in pieces (the head apart, so the struct's bytes are not copied to prepend it)."""
+    cls: Any = type(obj)
     head = _head(cls)
     if head is not None and _pool_as_struct(obj) and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
         spec = getattr(obj, "spec", None)
         if spec is None or spec != _empty(spec.__class__):
             raw = _JSON.encode(obj)
             if raw.startswith(b'{"metadata":'):
-                return head + memoryview(raw)[1:]
+                return head, memoryview(raw)[1:]
             # A decoded object's apiVersion and kind equal the defaults but are other str objects, and
             # omit_defaults omits only the default objects themselves: the struct wrote the head already.
             if raw.startswith(head) and raw.startswith(b'"metadata":', len(head)):
-                return raw
-    return _JSON.encode(encode_object(obj))
+                return (raw,)
+    return (_JSON.encode(encode_object(obj)),)
 
 
 @functools.cache
@@ -202,18 +207,20 @@ def json_list(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: 
 
 
 def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2,
-                     batch: int = 512) -> Iterator[bytes]:
+                     batch: int = 512) -> Iterator[bytes | memoryview]:
     """`json_list` in pieces of up to `batch` items (their concatenation is the same bytes), so a caller
-    that writes them out never holds the whole document: a 50,000-pod simulation prints ~400 MB."""
+    that writes them out never holds the whole document: a 50,000-pod simulation prints ~400 MB. Pieces
+    are views where a copy would only cut them out (write them to a binary stream, or join them)."""
     # Extra items are plain data or structs laid out as objects (sim.report.EventDocument: apiVersion and kind
     # defaults, metadata third), which object_json writes with their head.
-    parts = itertools.chain((object_json(o) for o in objs),
-                            (_JSON.encode(d) if type(d) is dict else object_json(d) for d in extra))
+    items = itertools.chain(map(_object_pieces, objs),
+                            (_object_pieces(d) if isinstance(d, msgspec.Struct) else (_JSON.encode(d),) for d in extra))
     if not indent:
         yield b'{"apiVersion":"v1","kind":"List","items":['
         sep = b""
-        for group in _batched(parts, batch):
-            yield sep + b",".join(group)
+        for group in _batched(items, batch):
+            yield sep
+            yield _joined(group, b"", b"")
             sep = b","
         yield b"]}"
         return
@@ -222,20 +229,31 @@ def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, i
     top = b" " * indent
     head, tail = b"[\n" + top + b"[\n", b"\n" + top + b"]\n]"
     first = True
-    for group in _batched(parts, batch):
-        body = msgspec.json.format(b"[[" + b",".join(group) + b"]]", indent=indent)[len(head):-len(tail)]
+    for group in _batched(items, batch):
+        formatted = msgspec.json.format(_joined(group, b"[[", b"]]"), indent=indent)
         if first:
-            yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n' + body
+            yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n'
             first = False
         else:
-            yield b",\n" + body
+            yield b",\n"
+        yield memoryview(formatted)[len(head):len(formatted) - len(tail)]
     if first:
         yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": []\n}'
     else:
         yield b"\n" + top + b"]\n}"
 
 
-def _batched(values: Iterable[bytes], size: int) -> Iterator[tuple[bytes, ...]]:
+def _joined(group: tuple[tuple[bytes | memoryview, ...], ...], before: bytes, after: bytes) -> bytes:
+    """The items' pieces joined with commas between items, in one copy."""
+    pieces: list[bytes | memoryview] = [before]
+    for item in group:
+        pieces += item
+        pieces.append(b",")
+    pieces[-1] = after
+    return b"".join(pieces)
+
+
+def _batched(values: Iterable[Any], size: int) -> Iterator[tuple[Any, ...]]:
     it = iter(values)
     while group := tuple(itertools.islice(it, size)):
         yield group

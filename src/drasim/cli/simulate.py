@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import sys
+from collections.abc import Iterable
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -130,10 +133,9 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
                 # characters, so there are none).
                 click.echo(yaml_objects(final, extra, shared).encode(), nl=False)
             elif output == "json":
-                # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
-                for chunk in json_list_chunks(final, extra):
-                    click.echo(chunk, nl=False)
-                click.echo(b"")
+                # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once; the
+                # pieces are views (no copies), written to the binary stream as they come.
+                _write_binary(itertools.chain(json_list_chunks(final, extra), (b"\n",)))
             else:
                 emit({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in final] + extra},
                      output)
@@ -196,6 +198,19 @@ def _breakdown(lines: list[PodLine], out: TextOut) -> None:
     out.line("\nScores per plugin (top 3 nodes of each pod's last cycle):")
     out.table(["POD", "NODE", "TOTAL", *plugins], rows, no_wrap=["POD", "NODE", "TOTAL", *plugins],
               right=["TOTAL", *plugins])
+
+
+def _write_binary(chunks: Iterable[bytes | memoryview]) -> None:
+    """Write the chunks to stdout's binary stream (click.echo takes no views), else through click.echo."""
+    sys.stdout.flush()  # whatever click.echo wrote to the text layer comes first
+    stream = getattr(sys.stdout, "buffer", None)
+    for chunk in chunks:
+        if stream is not None:
+            stream.write(chunk)
+        else:
+            click.echo(bytes(chunk), nl=False)
+    if stream is not None:
+        stream.flush()
 
 
 def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wide: bool) -> None:
