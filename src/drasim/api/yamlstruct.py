@@ -11,6 +11,8 @@ tests/api/test_yamlstruct.py compares the text with `encode_object`'s through th
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
@@ -42,6 +44,10 @@ def _omitted_test(default: Any, factory: Any, ns: dict[str, Any], i: int) -> str
     return f"v is not D{i}"
 
 
+def _is_struct(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, msgspec.Struct)
+
+
 class StructWriter(BlockWriter):
     """A BlockWriter that also writes drasim objects (structs) as `encode_object` of them.
 
@@ -67,7 +73,7 @@ class StructWriter(BlockWriter):
         self.tops: dict[type, Text] = {}
         self.heads: dict[type, str] = {}
         self.memos: dict[Any, tuple[Any, str]] = {}
-        self.stamps: dict[datetime, Any] = {}
+        self.stamps: dict[datetime, str] = {}  # styled
 
     def plain(self, doc: Any) -> Any:
         return self.to_plain(doc)
@@ -104,7 +110,9 @@ class StructWriter(BlockWriter):
         if config.array_like or config.tag_field is not None:
             raise Fallback  # not a mapping of its fields: never one of drasim's kinds
         fields = msgspec.structs.fields(cls)
-        ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo}
+        ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo,
+                              "structs": self.structs, "stamps": self.stamps, "stamp": self.stamp,
+                              "strings": self.strings, "datetime": datetime}
         # A class may name the fields its instances share by identity itself (sim.report.EventDocument).
         identity = self.identity.get(cls, frozenset()) | getattr(cls, "YAML_SHARED", frozenset())
         equal = self.equal.get(cls, frozenset())
@@ -121,9 +129,7 @@ class StructWriter(BlockWriter):
                 how = "id" if f.name in identity else "json"
                 value = f"memo(v, P{i}, {indent!r}, {how!r})"
             else:
-                # Strings, most values, inline; the rest by `field`.
-                value = (f"f'{{P{i}}} {{values.get(v) or scalar(v)}}\\n' if type(v) is str "
-                         f"else field(v, P{i}, {indent!r})")
+                value = self._value_code(i, f.type, indent, ns)
             lines.append(f"    v = o.{f.name}")
             if test is None:
                 lines.append(f"    a{i} = {value}")
@@ -134,6 +140,78 @@ class StructWriter(BlockWriter):
         exec("\n".join(lines), ns)  # generated from the class's own field names
         fn: Text = ns["write"]
         return fn
+
+    def _value_code(self, i: int, annotation: Any, indent: str, ns: dict[str, Any]) -> str:
+        """Python expression of field `i`'s lines for its value `v`, specialised by the field's annotated type
+        (a struct, a list of structs, a datetime, a dict of strings); a value of another type than annotated,
+        and any other field, goes through `field`. Strings, most values, are written inline."""
+        generic = f"field(v, P{i}, {indent!r})"
+        string = f"f'{{P{i}}} {{values.get(v) or scalar(v)}}\\n' if type(v) is str else "
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(members) == 1:
+            annotation = members[0]  # Optional[X]: None is written by the generic path
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        if origin is typing.Annotated:
+            annotation = args[0]
+            origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        inner = indent + "  "
+        if _is_struct(annotation):
+            ns[f"C{i}"] = annotation
+            ns[f"W{i}"] = self._lazy(ns, f"W{i}", annotation, inner)
+            written = f"(f'{{P{i}}}\\n{{t}}' if (t := W{i}(v)) else f'{{P{i}}} {{{{}}}}\\n')"
+            return f"({written} if type(v) is C{i} else {generic})"
+        if origin is list and len(args) == 1 and _is_struct(args[0]):
+            ns[f"C{i}"] = args[0]
+            ns[f"W{i}"] = self._lazy(ns, f"W{i}", args[0], inner)
+            return f"(structs(v, P{i}, {indent!r}, C{i}, W{i}) if type(v) is list and v else {generic})"
+        if annotation is int:  # an int's text is str(int), as `scalar` writes it
+            return f"(f'{{P{i}}} {{v}}\\n' if type(v) is int else {generic})"
+        if annotation is datetime:
+            return f"(f'{{P{i}}} {{stamps.get(v) or stamp(v)}}\\n' if type(v) is datetime else {generic})"
+        if origin is dict and args == (str, str):
+            return f"(strings(v, P{i}, {indent!r}) if type(v) is dict and v else {generic})"
+        return f"({string}{generic})"
+
+    def _lazy(self, ns: dict[str, Any], name: str, cls: type, indent: str) -> Text:
+        """A stand-in for the writer of `cls` at `indent` that makes it on first use and puts it in its place
+        (made eagerly, every class reachable from a field would be compiled up front)."""
+        def first_use(v: Any) -> str:
+            write = self.writer(cls, indent)
+            assert write is not None  # a struct class
+            ns[name] = write
+            return write(v)
+        return first_use
+
+    def structs(self, values: list[Any], pre: str, indent: str, cls: type, write: Text) -> str:
+        """A non-empty list of `cls` structs after its key `pre` (items of another type by `items`)."""
+        head = indent + "- "
+        cut = len(head)
+        parts = [f"{pre}\n"]
+        for v in values:
+            if type(v) is not cls:
+                return f"{pre}\n{self.items(values, indent)}"
+            text = write(v)
+            # The item's first line is its mapping's first line, "- " in place of the indent's last two.
+            parts.append(head + text[cut:] if text else f"{head}{{}}\n")
+        return "".join(parts)
+
+    def stamp(self, v: datetime) -> str:
+        """A datetime as to_builtins writes it (RFC 3339), styled: memoised, objects share few instants."""
+        styled = self.scalar(msgspec.to_builtins(v))
+        assert styled is not None  # a string
+        self.stamps[v] = styled
+        return styled
+
+    def strings(self, v: dict[Any, Any], pre: str, indent: str) -> str:
+        """A non-empty dict of strings after its key `pre` (anything else by `field`)."""
+        inner = indent + "  "
+        values, key, scalar = self.values, self.key, self.scalar
+        parts = [f"{pre}\n"]
+        for k, x in v.items():
+            if type(x) is not str or type(k) is not str:
+                return self.field(v, pre, indent)
+            parts.append(f"{inner}{key(k)}: {values.get(x) or scalar(x)}\n")
+        return "".join(parts)
 
     def field(self, v: Any, pre: str, indent: str) -> str:
         """The lines of a field's value that is not a string, after its key `pre` (`<indent><key>:`)."""
@@ -146,12 +224,7 @@ class StructWriter(BlockWriter):
         if write is not None:
             text = write(v)
             return f"{pre}\n{text}" if text else f"{pre} {{}}\n"
-        if t is datetime:
-            plain = self.stamps.get(v)
-            if plain is None:
-                plain = self.stamps[v] = msgspec.to_builtins(v)
-        else:
-            plain = msgspec.to_builtins(v, enc_hook=self.enc_hook)
+        plain = msgspec.to_builtins(v, enc_hook=self.enc_hook)
         s = self.scalar(plain)
         if s is not None:
             return f"{pre} {s}\n"
