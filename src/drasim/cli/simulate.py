@@ -109,10 +109,10 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         # On stderr: stdout stays the table or the -o document.
         click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
     machine = output not in ("table", "wide")
-    # The documents of -o json|yaml|name read no claim lines (they print the claims themselves); the table and
-    # the names print no scores, and only -o wide prints node selectors.
+    # The documents of -o json|yaml|name read no claim lines and no details (they print the claims and pods
+    # themselves); the table and the names print no scores, and only -o wide prints node selectors.
     lines = pod_lines(result, claims=not machine, scores=output not in ("table", "name"),
-                      selectors=output == "wide")
+                      selectors=output == "wide", details=not machine)
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
     rejected = inputs.rejection_lines()

@@ -173,11 +173,12 @@ def mix_label(claims: list[ClaimLine]) -> str:
 
 
 def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = True,
-              selectors: bool = True) -> list[PodLine]:
+              selectors: bool = True, details: bool = True) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
     each line's `claims` empty, `scores=False` its `scores` and `score_plugins`, `selectors=False` its claims'
-    `node_selector` (for a caller that does not print them: `simulate -o json|yaml` prints the claims
-    themselves, the table no scores and no node selectors)."""
+    `node_selector`, `details=False` its `workload`, `priority`, `reason`, `higher_on`, `conditions` and
+    top-3 `scores` (for a caller that does not print them: `simulate -o json|yaml` prints the claims and pods
+    themselves and only the scores per plugin, the table no scores and no node selectors)."""
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
@@ -196,6 +197,13 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
             status = "Running"
         else:
             status = "Pending"
+        if not details:
+            line = PodLine(key=key, node=pod.spec.node_name, status=status)
+            if scores and record.last is not None and record.last.ranking is not None:
+                top = record.last.top_scores(max(3, SCORES_KEPT))  # the same walk as below
+                line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
+            lines.append(line)
+            continue
         refs = pod.metadata.owner_references
         if len(refs) == 1:
             ref = refs[0]
