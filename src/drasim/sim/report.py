@@ -406,40 +406,49 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
     """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time). The
     events of one object hold one involvedObject and those of one source one source (a ReplicaSet's
     SuccessfulCreate events are one per pod, so most events repeat some object's part)."""
-    pod_uids: dict[tuple[str, str], str] = {}
-    for pod in [*result.evicted, *result.state.pods.values()]:
-        pod_uids[(pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
+    pods = result.state.pods
+    # Pods evicted and not replaced since are not in the state; their UIDs are still their events' objects'.
+    evicted = {(p.metadata.namespace or "default", p.metadata.name): p for p in result.evicted}
     out: list[EventDocument] = []
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     nanos: dict[datetime, int] = {}  # events share few instants
+    stamps: dict[datetime, str] = {}
     involved_parts: dict[tuple[str, str, str], InvolvedObject] = {}
     source_parts: dict[str, EventSource] = {}
     for line in cluster_events(result):
         first = nanos.get(line.first)
         if first is None:
             first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
-        stamp = _free_stamp(skip, line.name, first)
-        skip[(line.name, stamp)] = stamp + 1
-        involved = involved_parts.get((line.namespace, line.kind, line.name))
+        name = line.name
+        stamp = first if (name, first) not in skip else _free_stamp(skip, name, first)  # most: not taken
+        skip[(name, stamp)] = stamp + 1
+        involved = involved_parts.get((line.namespace, line.kind, name))
         if involved is None:
-            involved = involved_parts[(line.namespace, line.kind, line.name)] = _involved_object(line, pod_uids)
+            pod = pods.get((line.namespace, name)) or evicted.get((line.namespace, name)) \
+                if line.kind == "Pod" else None
+            involved = involved_parts[(line.namespace, line.kind, name)] = _involved_object(line, pod)
         source = source_parts.get(line.source)
         if source is None:
             source = source_parts[line.source] = EventSource(component=line.source)
+        first_text = stamps.get(line.first)
+        if first_text is None:
+            first_text = stamps[line.first] = _rfc3339(line.first)
+        last_text = stamps.get(line.last)
+        if last_text is None:
+            last_text = stamps[line.last] = _rfc3339(line.last)
         out.append(EventDocument(
-            metadata=EventMeta(name=f"{line.name}.{stamp:x}", namespace=line.namespace or ""),
-            involved_object=involved,
+            metadata=EventMeta(name=f"{name}.{stamp:x}", namespace=line.namespace or ""), involved_object=involved,
             type=line.type, reason=line.reason, message=line.message, count=line.count,
-            first_timestamp=_rfc3339(line.first), last_timestamp=_rfc3339(line.last), source=source,
-            reporting_component=line.source))
+            first_timestamp=first_text, last_timestamp=last_text, source=source, reporting_component=line.source))
     return out
 
 
-def _involved_object(line: EventLine, pod_uids: dict[tuple[str, str], str]) -> InvolvedObject:
-    """The event's involvedObject: an apiVersion for core kinds, a uid for pods (empty ones left out)."""
-    uid = pod_uids.get((line.namespace, line.name), "") if line.kind == "Pod" else ""
+def _involved_object(line: EventLine, pod: Pod | None) -> InvolvedObject:
+    """The event's involvedObject: an apiVersion for core kinds, a uid for pods (`pod`: the one it names, in
+    the state or evicted; empty fields are left out)."""
+    uid = pod.metadata.uid if pod is not None and line.kind == "Pod" else ""
     # "" literals: omit_defaults leaves out the default object itself, the empty string.
     return InvolvedObject(api_version="v1" if line.kind in ("Pod", "Node") else "", kind=line.kind or "",
                           name=line.name or "", namespace=line.namespace or "", uid=uid or "")
