@@ -1,4 +1,5 @@
-"""YAML written straight from the structs (api.yamlstruct) is the plain walk of `encode_object` of each object."""
+"""YAML written straight from the structs (api.yamlstruct) is the plain walk of `encode_object` of each object,
+and JSON encoded from the structs is the wire form's."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drasim.api.decode import decode_documents
-from drasim.api.encode import encode_object, yaml_documents, yaml_objects
+from drasim.api.encode import encode_object, json_document, json_list, object_json, yaml_documents, yaml_objects
 from drasim.api.kinds import KINDS
 from drasim.api.quantity import Quantity
 from drasim.errors import DrasimError
@@ -102,6 +103,17 @@ def test_struct_writer_is_the_plain_walk(objs: list[Any], copies: int) -> None:
     assert yaml_objects(objs) == _plain_yaml(objs)
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], deadline=None,
+          max_examples=examples(150))
+@given(st.lists(_OBJECT, min_size=1, max_size=3))
+def test_struct_json_is_the_wire_form(objs: list[Any]) -> None:
+    # The JSON struct path (object_json and the List's pieces) shares the writer's test of what
+    # encode_object reshapes (api.encode._plan).
+    assert [object_json(o) for o in objs] == [json_document(encode_object(o), indent=0) for o in objs]
+    whole = json_document({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in objs]})
+    assert json_list(objs[:1], objs[1:]) == whole
+
+
 def test_every_conformance_and_realworld_object() -> None:
     # Objects as read from files: apiVersion/kind strings equal to the defaults but not the same objects.
     objs = []
@@ -116,3 +128,4 @@ def test_every_conformance_and_realworld_object() -> None:
             continue  # a few real files are not (valid) YAML
     assert len(objs) > 1000
     assert yaml_objects(objs) == _plain_yaml(objs)
+    assert [object_json(o) for o in objs] == [json_document(encode_object(o), indent=0) for o in objs]

@@ -94,29 +94,11 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
 
 
 def _struct_encodes(obj: KubeObject) -> bool:
-    """Whether `encode_object(obj)` is `apiVersion` and `kind`, then the struct's own fields as msgspec
-    encodes them (metadata third): what `object_json`'s struct path also requires, and a metadata and spec
-    that msgspec does not leave out (encode_object would write `{}` for them, first)."""
-    cls = type(obj)
-    if _head(cls) is None or not _pool_as_struct(obj) or (obj.api_version, obj.kind) != cls.__struct_defaults__[:2]:
-        return False
-    layout = _layout(cls)
-    if layout is None or obj.metadata is None:
-        return False
-    has_spec, spec_default = layout
-    spec = getattr(obj, "spec", None)
-    return not has_spec or spec is None or spec is not spec_default
-
-
-@functools.cache
-def _layout(cls: Any) -> tuple[bool, object] | None:
-    """(has a spec field, the spec field's default object or NODEFAULT), or None when metadata is not the third
-    field."""
-    fields = msgspec.structs.fields(cls)
-    if len(fields) < 3 or fields[2].name != "metadata":
-        return None
-    spec = next((f for f in fields if f.name == "spec"), None)
-    return (spec is not None, spec.default if spec is not None else msgspec.NODEFAULT)
+    """Whether `encode_object(obj)` is `apiVersion` and `kind`, then the struct's own fields as msgspec encodes
+    them (metadata third): `object_json`'s struct path (`_plan`)."""
+    plan = _plan_of(type(obj))
+    return plan is not None and (not plan[3] or _pool_as_struct(obj)) and obj.api_version == plan[1] \
+        and obj.kind == plan[2]
 
 
 def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:
@@ -155,19 +137,48 @@ def object_json(obj: KubeObject) -> bytes:
 
 def _object_pieces(obj: Any) -> tuple[bytes | memoryview, ...]:
     """`object_json(obj)` in pieces (the head apart, so the struct's bytes are not copied to prepend it)."""
-    cls: Any = type(obj)
-    head = _head(cls)
-    if head is not None and _pool_as_struct(obj) and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
-        spec = getattr(obj, "spec", None)
-        if spec is None or spec != _empty(spec.__class__):
+    plan = _plan_of(type(obj))
+    if plan is not None and (not plan[3] or _pool_as_struct(obj)):
+        head, version, kind, _slice = plan
+        if obj.api_version is version and obj.kind is kind:
+            # The default objects themselves: omit_defaults leaves them out, the struct starts with metadata.
+            return head, memoryview(_JSON.encode(obj))[1:]
+        if obj.api_version == version and obj.kind == kind:
+            # A decoded object's apiVersion and kind equal the defaults but are other str objects, which
+            # omit_defaults keeps: the struct wrote the head already.
             raw = _JSON.encode(obj)
-            if raw.startswith(b'{"metadata":'):
-                return head, memoryview(raw)[1:]
-            # A decoded object's apiVersion and kind equal the defaults but are other str objects, and
-            # omit_defaults omits only the default objects themselves: the struct wrote the head already.
             if raw.startswith(head) and raw.startswith(b'"metadata":', len(head)):
                 return (raw,)
     return (_JSON.encode(encode_object(obj)),)
+
+
+_Plan = tuple[bytes, str, str, bool]
+# Per class: its `_plan` (False: none), made on first use (a dict lookup per object, not a cached call).
+_PLANS: dict[type, _Plan | bool] = {}
+
+
+def _plan_of(cls: type) -> _Plan | None:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _plan(cls)
+    return plan if isinstance(plan, tuple) else None
+
+
+def _plan(cls: Any) -> _Plan | bool:
+    """(head, default apiVersion, default kind, is a ResourceSlice) where the class's struct encoding, after
+    the head, is `encode_object`'s whenever its pool is (`_pool_as_struct`): apiVersion and kind first with
+    defaults, metadata third and always written (a factory's product), a spec never left out unless None
+    (encode_object would write `spec: {}` first); False otherwise."""
+    head = _head(cls)
+    fields = msgspec.structs.fields(cls)
+    if head is None or len(fields) < 3 or fields[2].name != "metadata" or fields[2].default_factory in (
+            msgspec.NODEFAULT, list, dict, set, bytearray):
+        return False
+    spec = next((f for f in fields if f.name == "spec"), None)
+    if spec is not None and spec.default is not None and spec.default is not msgspec.NODEFAULT:
+        return False
+    version, kind = cls.__struct_defaults__[:2]
+    return head, version, kind, cls.__name__ == "ResourceSlice"
 
 
 @functools.cache
@@ -189,15 +200,6 @@ def _pool_as_struct(obj: KubeObject) -> bool:
         return True
     pool = obj.spec.pool  # type: ignore[union-attr]
     return bool(pool.name) and pool.generation != 0 and pool.resource_slice_count != 0
-
-
-@functools.cache
-def _empty(cls: Any) -> object:
-    """The all-defaults instance of a spec type (None: it has required fields, so it is never empty)."""
-    try:
-        return cls()
-    except TypeError:
-        return None
 
 
 def json_list(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2) -> bytes:
