@@ -70,9 +70,7 @@ class StructWriter(BlockWriter):
         self.equal = equal
         # Per indent, per type: the writer of a struct's lines at that indent (None: not a struct).
         self.writers: dict[str, dict[type, Text | None]] = {}
-        self.tops: dict[type, Text] = {}
-        self.heads: dict[type, str] = {}
-        self.memos: dict[Any, tuple[Any, str]] = {}
+        self.tops: dict[type, tuple[Text, str]] = {}  # an object's writer and its head (apiVersion, kind)
         self.stamps: dict[datetime, str] = {}  # styled
 
     def plain(self, doc: Any) -> Any:
@@ -86,11 +84,12 @@ class StructWriter(BlockWriter):
                 raise Fallback
             self.mapping(plain, "", None)
             return
-        top = self.tops.get(cls)
-        if top is None:
-            top = self.tops[cls] = self._compile(cls, "", top=True)
-            self.heads[cls] = f"apiVersion: {self.scalar(doc.api_version)}\nkind: {self.scalar(doc.kind)}\n"
-        self.out.append(self.heads[cls] + top(doc))
+        found = self.tops.get(cls)
+        if found is None:
+            found = self.tops[cls] = (self._compile(cls, "", top=True),
+                                      f"apiVersion: {self.scalar(doc.api_version)}\nkind: {self.scalar(doc.kind)}\n")
+        top, head = found
+        self.out.append(head + top(doc))
 
     def writer(self, cls: type, indent: str) -> Text | None:
         """The writer of `cls` structs' lines at `indent`, or None when `cls` is not a struct."""
@@ -112,7 +111,8 @@ class StructWriter(BlockWriter):
         fields = msgspec.structs.fields(cls)
         ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo,
                               "structs": self.structs, "stamps": self.stamps, "stamp": self.stamp,
-                              "strings": self.strings, "datetime": datetime}
+                              "strings": self.strings, "datetime": datetime,
+                              "enc": self.json.encode}
         # A class may name the fields its instances share by identity itself (sim.report.EventDocument).
         identity = self.identity.get(cls, frozenset()) | getattr(cls, "YAML_SHARED", frozenset())
         equal = self.equal.get(cls, frozenset())
@@ -125,9 +125,13 @@ class StructWriter(BlockWriter):
             ns[f"P{i}"] = pre
             forced = top and f.name == "metadata"
             test = None if forced or not config.omit_defaults else _omitted_test(f.default, f.default_factory, ns, i)
-            if f.name in identity or f.name in equal:
-                how = "id" if f.name in identity else "json"
-                value = f"memo(v, P{i}, {indent!r}, {how!r})"
+            if f.name in identity:
+                ns[f"M{i}"] = {}  # id -> (value, text): the value kept, so its id is not reused
+                value = (f"(m[1] if (m := M{i}.get(id(v))) is not None and m[0] is v "
+                         f"else memo(v, P{i}, {indent!r}, M{i}, None))")
+            elif f.name in equal:
+                ns[f"M{i}"] = {}  # JSON -> text
+                value = f"(m if (m := M{i}.get(j := enc(v))) is not None else memo(v, P{i}, {indent!r}, M{i}, j))"
             else:
                 value = self._value_code(i, f.type, indent, ns)
             lines.append(f"    v = o.{f.name}")
@@ -271,15 +275,12 @@ class StructWriter(BlockWriter):
         del self.out[start:]
         return text
 
-    def memo(self, v: Any, pre: str, indent: str, how: str) -> str:
-        """A field whose text replicas repeat: made once per value (`id`) or per JSON (`json`) and prefix."""
-        if type(v) is str:
-            return f"{pre} {self.values.get(v) or self.scalar(v)}\n"
-        key = (id(v) if how == "id" else self.json.encode(v), pre)
-        found = self.memos.get(key)
-        if found is not None and (how != "id" or found[0] is v):
-            return found[1]
-        text = self.field(v, pre, indent)
-        # The value is kept with its text: the id of a value alive is not reused.
-        self.memos[key] = (v, text)
+    def memo(self, v: Any, pre: str, indent: str, table: dict[Any, Any], key: bytes | None) -> str:
+        """The text of a field whose text replicas repeat, put in its field's `table`: by JSON `key`, or by
+        id with the value (kept alive, so its id is not reused) when `key` is None."""
+        text = f"{pre} {self.values.get(v) or self.scalar(v)}\n" if type(v) is str else self.field(v, pre, indent)
+        if key is None:
+            table[id(v)] = (v, text)
+        else:
+            table[key] = text
         return text

@@ -395,6 +395,9 @@ class EventDocument(msgspec.Struct, rename="camel", omit_defaults=True):
     reporting_component: str = msgspec.field(default_factory=str)
 
 
+_EVENT_VERSION, _EVENT_KIND = EventDocument.__struct_defaults__[:2]
+
+
 def event_objects(result: SimulationResult) -> list[dict[str, object]]:
     """core/v1 Events for `cluster_events` as plain data: `event_documents`' wire form (no parts shared)."""
     # apiVersion and kind hold their defaults, which omit_defaults leaves out: put in front.
@@ -438,10 +441,11 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
         last_text = stamps.get(line.last)
         if last_text is None:
             last_text = stamps[line.last] = _rfc3339(line.last)
+        # Positional (100,000 events for 50,000 pods): the class's own default apiVersion and kind objects, which
+        # the writers leave out of the struct's encoding and write as the head.
         out.append(EventDocument(
-            metadata=EventMeta(name=f"{name}.{stamp:x}", namespace=line.namespace or ""), involved_object=involved,
-            type=line.type, reason=line.reason, message=line.message, count=line.count,
-            first_timestamp=first_text, last_timestamp=last_text, source=source, reporting_component=line.source))
+            _EVENT_VERSION, _EVENT_KIND, EventMeta(f"{name}.{stamp:x}", line.namespace or ""), involved, line.type,
+            line.reason, line.message, line.count, first_text, last_text, source, line.source))
     return out
 
 
