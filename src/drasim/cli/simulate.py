@@ -124,10 +124,10 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            # Printed and dropped: Events as structs, and pods scored alike hold one scores part (YAML writes
-            # it once).
+            # Printed and dropped by the YAML and JSON writers: Events as structs, and pods scored alike hold one
+            # scores part (YAML writes it once). jsonpath walks plain data.
             shared: set[int] = set()
-            extra = extra_documents(result, lines, shared=shared)
+            extra = extra_documents(result, lines, shared=shared if output in ("yaml", "json") else None)
             if output == "yaml":
                 # As bytes: click would scan a str for terminal colour codes to strip (YAML escapes control
                 # characters, so there are none).
