@@ -121,6 +121,9 @@ def test_name_output_is_kind_slash_name() -> None:
 def test_jsonpath_output(workload: str) -> None:
     _, out = invoke("simulate", "-o", 'jsonpath={.items[?(@.kind=="Pod")].metadata.name}')
     assert "urgent-training" in out.split()
+    # The Events and the scores after the objects are plain data to a template too.
+    _, out = invoke("simulate", "-o", 'jsonpath={.items[?(@.kind=="Event")].reason} {.items[-1].kind}')
+    assert "Scheduled" in out.split() and out.split()[-1] == "SchedulingScores"
     _, out = invoke("capacity", "--workload", workload, "--max", "2", "-o", "jsonpath={.replicas}")
     assert out in ("0", "1", "2")
     result = CliRunner().invoke(cli, ["simulate", "-o", "jsonpath={.items[}"])

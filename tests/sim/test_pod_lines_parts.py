@@ -1,4 +1,4 @@
-"""`pod_lines` without claims, scores or node selectors (what some outputs skip) is the full lines with those
+"""`pod_lines` without claims, scores, node selectors or details (what some outputs skip) is the full lines with those
 parts empty."""
 
 from __future__ import annotations
@@ -23,6 +23,13 @@ def test_lines_without_parts_are_the_full_lines_without_them() -> None:
     assert any(c.node_selector for line in full for c in line.claims)
     assert pod_lines(result, selectors=False) == [
         dataclasses.replace(line, claims=[dataclasses.replace(c, node_selector="") for c in line.claims])
+        for line in full]
+    # Without details (what -o json|yaml reads: status and the scores per plugin), the rest is empty.
+    assert any(line.workload for line in full) and any(line.conditions for line in full)
+    assert any(line.status == "Pending" and line.reason for line in full)
+    assert pod_lines(result, claims=False, details=False) == [
+        dataclasses.replace(line, claims=[], workload="", priority=0, reason="", higher_on="", conditions=[],
+                            scores=[]) if line.key in result.state.pods else line
         for line in full]
     # The workload of each pod is its owner chain (walked once per owner reference, not once per pod).
     by_uid = workloads_by_uid(result.state)

@@ -9,10 +9,11 @@ from typing import Any
 
 import msgspec
 
-from drasim.api.core import PodSpec
+from drasim.api.core import PodSpec, PodStatus
 from drasim.api.kinds import KubeObject
+from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import quantity_enc_hook
-from drasim.api.resource import ResourceClaimSpec
+from drasim.api.resource import AllocationResult, ResourceClaim
 
 __all__ = ["encode_object", "json_document", "json_list", "json_list_chunks", "object_json", "to_json", "to_yaml",
            "yaml_documents", "yaml_objects"]
@@ -61,74 +62,43 @@ def yaml_documents(docs: Iterable[dict[str, Any]]) -> str:
     return dump_all(docs)
 
 
-# Specs a template's objects share whole (a claim's: immutable), and specs whose collection fields they share
-# (a pod's: the pod's own shallow copy of the template's, nodeName set on it): (field, wire name) of those.
-_SHARED_SPECS: frozenset[type] = frozenset({ResourceClaimSpec})
-_SHARED_SPEC_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
-    PodSpec: tuple((f.name, f.encode_name) for f in msgspec.structs.fields(PodSpec))}
-
-
-# Wire parts that replicas hold equal though not shared (a workload's labels and owner, the PodScheduled
-# condition, a node's allocation selector), per kind: (parent path, field). Equal ones are written once.
-_EQUAL_PARTS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
-    "Pod": ((("metadata",), "labels"), (("metadata",), "ownerReferences"), (("status",), "conditions")),
-    "ResourceClaim": ((("status", "allocation"), "nodeSelector"),),
-}
+# Fields whose values a template's replicas share by identity: a claim's spec (immutable) and the collections
+# of a pod's spec (the pod's own shallow copy of the template's, nodeName set on it):
+# controllers.resourceclaim.template_copy. Their text is made once per value and indent.
+_SHARED_FIELDS: dict[type, frozenset[str]] = {
+    ResourceClaim: frozenset({"spec"}),
+    PodSpec: frozenset(f.name for f in msgspec.structs.fields(PodSpec) if f.default_factory is not msgspec.NODEFAULT)}
+# Fields replicas hold equal though not shared (a workload's labels and owner, the PodScheduled condition, a
+# node's allocation selector): their text is made once per JSON of the value and indent (same JSON, same
+# types and order, so the same text).
+_EQUAL_FIELDS: dict[type, frozenset[str]] = {
+    ObjectMeta: frozenset({"labels", "owner_references"}), PodStatus: frozenset({"conditions"}),
+    AllocationResult: frozenset({"node_selector"})}
 
 
 def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (),
                  extra_shared: Collection[int] = ()) -> str:
     """`yaml_documents` of `encode_object` of each object, then the plain `extra` documents: the same text.
 
-    Replicas of one template hold parts of it by identity (a claim's spec, a pod's containers:
-    controllers.resourceclaim.template_copy); each such part is encoded to one wire value that all its
-    holders share, so the YAML writer writes it once per indent and copies the text after that. The parts
-    of `_EQUAL_PARTS` are shared the same way among the documents where they are equal: same JSON, same
-    types and order, so the same text. `extra_shared`: ids of the collections `extra` holds in several places
-    (as mapping values), written so too.
+    Objects whose wire form is their struct's encoding (`_struct_encodes`) are written from the struct itself
+    (api.yamlstruct), the parts of `_SHARED_FIELDS` and `_EQUAL_FIELDS` once each; the others through
+    `encode_object`. `extra_shared`: ids of the collections `extra` holds in several places (as mapping
+    values), written once per indent too.
     """
-    parts: dict[int, tuple[Any, Any]] = {}  # id of a struct part -> (the part, kept alive; its wire value)
-
-    def share(part: Any, wire: Any) -> Any:
-        found = parts.get(id(part))
-        if found is not None and found[0] is part:
-            return found[1]
-        parts[id(part)] = (part, wire)
-        return wire
-
-    equal: dict[tuple[str, bytes], Any] = {}  # (field, JSON of an equal part) -> the first one, which all hold
-    shared: set[int] = set()
-    docs = []
-    for obj in objs:
-        doc = encode_object(obj)
-        spec = getattr(obj, "spec", None)
-        wire_spec = doc.get("spec")
-        if type(spec) in _SHARED_SPECS and type(wire_spec) is dict and wire_spec:
-            doc["spec"] = share(spec, wire_spec)
-        elif type(spec) in _SHARED_SPEC_FIELDS and type(wire_spec) is dict:
-            for name, wire_name in _SHARED_SPEC_FIELDS[type(spec)]:
-                value = wire_spec.get(wire_name)
-                if type(value) in (list, dict) and value:
-                    wire_spec[wire_name] = share(getattr(spec, name), value)
-        for path, field in _EQUAL_PARTS.get(obj.kind, ()):
-            parent: Any = doc
-            for step in path:
-                parent = parent.get(step) if type(parent) is dict else None
-            value = parent.get(field) if type(parent) is dict else None
-            if type(value) in (list, dict) and value:
-                key = (field, _JSON.encode(value))
-                found = equal.get(key)
-                if found is None:
-                    equal[key] = value
-                else:
-                    parent[field] = found
-                    shared.add(id(found))
-        docs.append(doc)
-    shared.update(id(wire) for _part, wire in parts.values())
-    shared.update(extra_shared)
     from drasim.api.yamlemit import dump_all
+    from drasim.api.yamlstruct import StructWriter
 
-    return dump_all([*docs, *extra], shared)
+    writer = StructWriter(extra_shared, eligible=_struct_encodes, plain=encode_object, enc_hook=quantity_enc_hook,
+                          identity=_SHARED_FIELDS, equal=_EQUAL_FIELDS)
+    return dump_all([*objs, *extra], extra_shared, writer)
+
+
+def _struct_encodes(obj: KubeObject) -> bool:
+    """Whether `encode_object(obj)` is `apiVersion` and `kind`, then the struct's own fields as msgspec encodes
+    them (metadata third): `object_json`'s struct path (`_plan`)."""
+    plan = _plan_of(type(obj))
+    return plan is not None and (not plan[3] or _pool_as_struct(obj)) and obj.api_version == plan[1] \
+        and obj.kind == plan[2]
 
 
 def to_json(objs: Iterable[KubeObject], *, as_list: bool | None = None, indent: int = 2) -> bytes:
@@ -162,19 +132,53 @@ def object_json(obj: KubeObject) -> bytes:
     metadata or spec, a ResourceSlice's pool with a zero or empty field, a non-default apiVersion) take the
     dict path.
     """
-    cls = type(obj)
-    head = _head(cls)
-    if head is not None and _pool_as_struct(obj) and (obj.api_version, obj.kind) == cls.__struct_defaults__[:2]:
-        spec = getattr(obj, "spec", None)
-        if spec is None or spec != _empty(spec.__class__):
+    return b"".join(_object_pieces(obj))
+
+
+def _object_pieces(obj: Any) -> tuple[bytes | memoryview, ...]:
+    """`object_json(obj)` in pieces (the head apart, so the struct's bytes are not copied to prepend it)."""
+    plan = _plan_of(type(obj))
+    if plan is not None and (not plan[3] or _pool_as_struct(obj)):
+        head, version, kind, _slice = plan
+        if obj.api_version is version and obj.kind is kind:
+            # The default objects themselves: omit_defaults leaves them out, the struct starts with metadata.
+            return head, memoryview(_JSON.encode(obj))[1:]
+        if obj.api_version == version and obj.kind == kind:
+            # A decoded object's apiVersion and kind equal the defaults but are other str objects, which
+            # omit_defaults keeps: the struct wrote the head already.
             raw = _JSON.encode(obj)
-            if raw.startswith(b'{"metadata":'):
-                return head + memoryview(raw)[1:]
-            # A decoded object's apiVersion and kind equal the defaults but are other str objects, and
-            # omit_defaults omits only the default objects themselves: the struct wrote the head already.
             if raw.startswith(head) and raw.startswith(b'"metadata":', len(head)):
-                return raw
-    return _JSON.encode(encode_object(obj))
+                return (raw,)
+    return (_JSON.encode(encode_object(obj)),)
+
+
+_Plan = tuple[bytes, str, str, bool]
+# Per class: its `_plan` (False: none), made on first use (a dict lookup per object, not a cached call).
+_PLANS: dict[type, _Plan | bool] = {}
+
+
+def _plan_of(cls: type) -> _Plan | None:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _plan(cls)
+    return plan if isinstance(plan, tuple) else None
+
+
+def _plan(cls: Any) -> _Plan | bool:
+    """(head, default apiVersion, default kind, is a ResourceSlice) where the class's struct encoding, after
+    the head, is `encode_object`'s whenever its pool is (`_pool_as_struct`): apiVersion and kind first with
+    defaults, metadata third and always written (a factory's product), a spec never left out unless None
+    (encode_object would write `spec: {}` first); False otherwise."""
+    head = _head(cls)
+    fields = msgspec.structs.fields(cls)
+    if head is None or len(fields) < 3 or fields[2].name != "metadata" or fields[2].default_factory in (
+            msgspec.NODEFAULT, list, dict, set, bytearray):
+        return False
+    spec = next((f for f in fields if f.name == "spec"), None)
+    if spec is not None and spec.default is not None and spec.default is not msgspec.NODEFAULT:
+        return False
+    version, kind = cls.__struct_defaults__[:2]
+    return head, version, kind, cls.__name__ == "ResourceSlice"
 
 
 @functools.cache
@@ -198,30 +202,27 @@ def _pool_as_struct(obj: KubeObject) -> bool:
     return bool(pool.name) and pool.generation != 0 and pool.resource_slice_count != 0
 
 
-@functools.cache
-def _empty(cls: Any) -> object:
-    """The all-defaults instance of a spec type (None: it has required fields, so it is never empty)."""
-    try:
-        return cls()
-    except TypeError:
-        return None
-
-
 def json_list(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2) -> bytes:
-    """`json_document` of a `kind: List` holding `encode_object` of each object, then the plain `extra` items."""
+    """`json_document` of a `kind: List` holding `encode_object` of each object, then the `extra` items (plain
+    data, or structs `encode_object` encodes)."""
     return b"".join(json_list_chunks(objs, extra, indent=indent))
 
 
 def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, indent: int = 2,
-                     batch: int = 512) -> Iterator[bytes]:
+                     batch: int = 512) -> Iterator[bytes | memoryview]:
     """`json_list` in pieces of up to `batch` items (their concatenation is the same bytes), so a caller
-    that writes them out never holds the whole document: a 50,000-pod simulation prints ~400 MB."""
-    parts = itertools.chain((object_json(o) for o in objs), (_JSON.encode(d) for d in extra))
+    that writes them out never holds the whole document: a 50,000-pod simulation prints ~400 MB. Pieces
+    are views where a copy would only cut them out (write them to a binary stream, or join them)."""
+    # Extra items are plain data or structs laid out as objects (sim.report.EventDocument: apiVersion and kind
+    # defaults, metadata third), which object_json writes with their head.
+    items = itertools.chain(map(_object_pieces, objs),
+                            (_object_pieces(d) if isinstance(d, msgspec.Struct) else (_JSON.encode(d),) for d in extra))
     if not indent:
         yield b'{"apiVersion":"v1","kind":"List","items":['
         sep = b""
-        for group in _batched(parts, batch):
-            yield sep + b",".join(group)
+        for group in _batched(items, batch):
+            yield sep
+            yield _joined(group, b"", b"")
             sep = b","
         yield b"]}"
         return
@@ -230,20 +231,31 @@ def json_list_chunks(objs: Iterable[KubeObject], extra: Iterable[Any] = (), *, i
     top = b" " * indent
     head, tail = b"[\n" + top + b"[\n", b"\n" + top + b"]\n]"
     first = True
-    for group in _batched(parts, batch):
-        body = msgspec.json.format(b"[[" + b",".join(group) + b"]]", indent=indent)[len(head):-len(tail)]
+    for group in _batched(items, batch):
+        formatted = msgspec.json.format(_joined(group, b"[[", b"]]"), indent=indent)
         if first:
-            yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n' + body
+            yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": [\n'
             first = False
         else:
-            yield b",\n" + body
+            yield b",\n"
+        yield memoryview(formatted)[len(head):len(formatted) - len(tail)]
     if first:
         yield b"{\n" + top + b'"apiVersion": "v1",\n' + top + b'"kind": "List",\n' + top + b'"items": []\n}'
     else:
         yield b"\n" + top + b"]\n}"
 
 
-def _batched(values: Iterable[bytes], size: int) -> Iterator[tuple[bytes, ...]]:
+def _joined(group: tuple[tuple[bytes | memoryview, ...], ...], before: bytes, after: bytes) -> bytes:
+    """The items' pieces joined with commas between items, in one copy."""
+    pieces: list[bytes | memoryview] = [before]
+    for item in group:
+        pieces += item
+        pieces.append(b",")
+    pieces[-1] = after
+    return b"".join(pieces)
+
+
+def _batched(values: Iterable[Any], size: int) -> Iterator[tuple[Any, ...]]:
     it = iter(values)
     while group := tuple(itertools.islice(it, size)):
         yield group

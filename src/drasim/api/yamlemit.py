@@ -5,7 +5,8 @@ Python, which dominates a 20 MB dump. Here each distinct string is styled once (
 directly; anything else is asked of PyYAML itself and remembered), and the layout is written by one
 walk that mirrors PyYAML's block emitter (two-space indent, sequences inside mappings not indented).
 Whatever this walk does not mirror exactly (multi-line scalars, long or complex keys, floats, other
-types) makes `dump_all` hand the whole input to PyYAML, so the output is always PyYAML's.
+types) makes `dump_all` hand the whole input to PyYAML, so the output is always PyYAML's. A subclass of
+`BlockWriter` writes documents of other types (api.yamlstruct: drasim's objects from their structs).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["dump_all"]
+__all__ = ["BlockWriter", "Fallback", "dump_all"]
 
 _Dumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _OPTIONS: dict[str, Any] = {"sort_keys": False, "default_flow_style": False, "allow_unicode": True,
@@ -49,25 +50,26 @@ class _NoAliasDumper(_Dumper):
         return True
 
 
-class _Fallback(Exception):
+class Fallback(Exception):
     """The input has something the fast walk does not mirror; PyYAML dumps it instead."""
 
 
+
 def _styled(text: str, *, key: bool) -> str:
-    """`text` as PyYAML writes it in a block mapping key or value position (single line), or _Fallback."""
+    """`text` as PyYAML writes it in a block mapping key or value position (single line), or Fallback."""
     out: str = yaml.dump({text: None} if key else {"k": text}, Dumper=_Dumper, **_OPTIONS)
     if key:
         if out.startswith("? ") or not out.endswith(": null\n"):
-            raise _Fallback
+            raise Fallback
         styled = out[: -len(": null\n")]
     else:
         styled = out[len("k: "):-1]
     if "\n" in styled:
-        raise _Fallback
+        raise Fallback
     return styled
 
 
-class _Writer:
+class BlockWriter:
     """One dump: caches of styled strings and the output pieces."""
 
     def __init__(self, shared: Collection[int] = ()) -> None:
@@ -86,7 +88,7 @@ class _Writer:
         styled = self.keys.get(text)
         if styled is None:
             if type(text) is not str or len(text) >= _SIMPLE_KEY_MAX:
-                raise _Fallback
+                raise Fallback
             styled = text if _PLAIN(text) and text not in _RESERVED else _styled(text, key=True)
             self.keys[text] = styled
         return styled
@@ -116,7 +118,7 @@ class _Writer:
             return str(value)
         if value is None:
             return "null"
-        raise _Fallback
+        raise Fallback
 
     def mapping(self, data: dict[Any, Any], indent: str, first: str | None) -> None:
         """A block mapping at `indent`; `first` is the prefix of its first line ("- " inside a sequence)."""
@@ -180,25 +182,38 @@ class _Writer:
                 self.sequence(v, indent + "  ", head)
 
     def document(self, doc: Any, index: int) -> None:
-        if type(doc) is not dict or not doc:
-            raise _Fallback
         if index:
             self.out.append("---\n")
-        self.mapping(doc, "", None)
+        if type(doc) is not dict or not doc:
+            self.other(doc)
+        else:
+            self.mapping(doc, "", None)
+
+    def other(self, doc: Any) -> None:
+        """A document that is not a non-empty dict (a subclass writes objects of its own kinds here)."""
+        raise Fallback
+
+    def plain(self, doc: Any) -> Any:
+        """`doc` as plain data for PyYAML when the fast walk gave up (a subclass converts its objects here)."""
+        return doc
 
 
-def dump_all(documents: Iterable[Any], shared: Collection[int] = ()) -> str:
+def dump_all(documents: Iterable[Any], shared: Collection[int] = (), writer: BlockWriter | None = None) -> str:
     """Multi-document block YAML, byte for byte as PyYAML's safe dumper writes it with drasim's options
 
     (keys in insertion order, block style, Unicode as is, no line folding). `shared`: ids of non-empty
     dicts and lists that occur as mapping values in several places, kept alive by the documents; each is
-    written once per indent (the same bytes, less work)."""
+    written once per indent (the same bytes, less work). `writer`: a BlockWriter subclass that also writes
+    documents of other types (its `other`), made with these `shared`."""
     docs = list(documents)
-    writer = _Writer(shared)
+    own = writer is None
+    if writer is None:
+        writer = BlockWriter(shared)
     try:
         for i, doc in enumerate(docs):
             writer.document(doc, i)
-    except _Fallback:
+    except Fallback:
         # Shared parts would come out as `&id001` anchors and `*id001` aliases, not as the fast walk writes them.
-        return yaml.dump_all(docs, Dumper=_NoAliasDumper if shared else _Dumper, **_OPTIONS)
+        plain = docs if own else [d if type(d) is dict else writer.plain(d) for d in docs]
+        return yaml.dump_all(plain, Dumper=_NoAliasDumper if shared or not own else _Dumper, **_OPTIONS)
     return "".join(writer.out)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import sys
+from collections.abc import Iterable
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -106,10 +109,10 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         # On stderr: stdout stays the table or the -o document.
         click.echo(f"wrote {report_path} (HTML report; open it in a browser, no network needed)", err=True)
     machine = output not in ("table", "wide")
-    # The documents of -o json|yaml|name read no claim lines (they print the claims themselves); the table and
-    # the names print no scores, and only -o wide prints node selectors.
+    # The documents of -o json|yaml|name read no claim lines and no details (they print the claims and pods
+    # themselves); the table and the names print no scores, and only -o wide prints node selectors.
     lines = pod_lines(result, claims=not machine, scores=output not in ("table", "name"),
-                      selectors=output == "wide")
+                      selectors=output == "wide", details=not machine)
     for w in inputs.warning_lines():
         click.echo(f"warning: {w}", err=True)
     rejected = inputs.rejection_lines()
@@ -121,18 +124,18 @@ def simulate_cmd(paths: tuple[str, ...], profile: ReleaseProfile, strict: bool, 
         if output == "name":
             emit_names(object_name(o.KIND, o.metadata.name) for o in final)
         else:
-            # Printed and dropped: for YAML, pods scored alike hold one scores part, which is written once.
+            # Printed and dropped by the YAML and JSON writers: Events as structs, and pods scored alike hold one
+            # scores part (YAML writes it once). jsonpath walks plain data.
             shared: set[int] = set()
-            extra = extra_documents(result, lines, shared=shared if output == "yaml" else None)
+            extra = extra_documents(result, lines, shared=shared if output in ("yaml", "json") else None)
             if output == "yaml":
                 # As bytes: click would scan a str for terminal colour codes to strip (YAML escapes control
                 # characters, so there are none).
                 click.echo(yaml_objects(final, extra, shared).encode(), nl=False)
             elif output == "json":
-                # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once.
-                for chunk in json_list_chunks(final, extra):
-                    click.echo(chunk, nl=False)
-                click.echo(b"")
+                # In pieces: the whole document (hundreds of MB for 50,000 pods) is never held at once; the
+                # pieces are views (no copies), written to the binary stream as they come.
+                _write_binary(itertools.chain(json_list_chunks(final, extra), (b"\n",)))
             else:
                 emit({"apiVersion": "v1", "kind": "List", "items": [encode_object(o) for o in final] + extra},
                      output)
@@ -195,6 +198,19 @@ def _breakdown(lines: list[PodLine], out: TextOut) -> None:
     out.line("\nScores per plugin (top 3 nodes of each pod's last cycle):")
     out.table(["POD", "NODE", "TOTAL", *plugins], rows, no_wrap=["POD", "NODE", "TOTAL", *plugins],
               right=["TOTAL", *plugins])
+
+
+def _write_binary(chunks: Iterable[bytes | memoryview]) -> None:
+    """Write the chunks to stdout's binary stream (click.echo takes no views), else through click.echo."""
+    sys.stdout.flush()  # whatever click.echo wrote to the text layer comes first
+    stream = getattr(sys.stdout, "buffer", None)
+    for chunk in chunks:
+        if stream is not None:
+            stream.write(chunk)
+        else:
+            click.echo(bytes(chunk), nl=False)
+    if stream is not None:
+        stream.flush()
 
 
 def _render(result: SimulationResult, lines: list[PodLine], out: TextOut, *, wide: bool) -> None:

@@ -7,8 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from operator import attrgetter
-from typing import Any
+from operator import itemgetter
+from typing import Any, ClassVar
+
+import msgspec
 
 from drasim.allocator import DeviceID
 from drasim.api.core import Pod, PodExtendedResourceClaimStatus
@@ -171,11 +173,12 @@ def mix_label(claims: list[ClaimLine]) -> str:
 
 
 def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = True,
-              selectors: bool = True) -> list[PodLine]:
+              selectors: bool = True, details: bool = True) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
     each line's `claims` empty, `scores=False` its `scores` and `score_plugins`, `selectors=False` its claims'
-    `node_selector` (for a caller that does not print them: `simulate -o json|yaml` prints the claims
-    themselves, the table no scores and no node selectors)."""
+    `node_selector`, `details=False` its `workload`, `priority`, `reason`, `higher_on`, `conditions` and
+    top-3 `scores` (for a caller that does not print them: `simulate -o json|yaml` prints the claims and pods
+    themselves and only the scores per plugin, the table no scores and no node selectors)."""
     state = result.state
     lines: list[PodLine] = []
     by_uid = workloads_by_uid(state)
@@ -194,6 +197,13 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
             status = "Running"
         else:
             status = "Pending"
+        if not details:
+            line = PodLine(key=key, node=pod.spec.node_name, status=status)
+            if scores and record.last is not None and record.last.ranking is not None:
+                top = record.last.top_scores(max(3, SCORES_KEPT))  # the same walk as below
+                line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
+            lines.append(line)
+            continue
         refs = pod.metadata.owner_references
         if len(refs) == 1:
             ref = refs[0]
@@ -328,7 +338,16 @@ def repeated_events(events: list[Event]) -> list[tuple[Event, int, datetime]]:
 
 def cluster_events(result: SimulationResult) -> list[EventLine]:
     """The events a real cluster would record, aggregated as the event recorder does, oldest first."""
-    lines: list[EventLine] = []
+    return [EventLine(*row) for row in _event_rows(result)]
+
+
+# EventLine's fields as a tuple: what event_documents reads without making the lines (100,000 for 50,000 pods).
+_EventRow = tuple[str, str, str, str, str, str, str, datetime, datetime, int]
+
+
+def _event_rows(result: SimulationResult) -> list[_EventRow]:
+    """`cluster_events`' lines as tuples of their fields, in their order."""
+    rows: list[_EventRow] = []
     # drasim's own bookkeeping events (no source) are left out before counting: identical events share
     # their reason, so leaving them out first changes no count.
     recorded = [e for e in result.events if e.reason in _RECORDED_REASONS]
@@ -337,76 +356,114 @@ def cluster_events(result: SimulationResult) -> list[EventLine]:
         namespace, _, name = rest.partition("/") if "/" in rest else ("", "", rest)
         source = _source(event.reason, kind)
         if source is not None:
-            lines.append(EventLine(namespace, kind, name, event.kind, event.reason, event.message, source,
-                                   event.time, last, count))
-    return sorted(lines, key=attrgetter("last", "first"))
+            rows.append((namespace, kind, name, event.kind, event.reason, event.message, source, event.time, last,
+                         count))
+    # Oldest first: by last, then first occurrence (a stable sort keeps the recording order of ties).
+    return sorted(rows, key=itemgetter(8, 7))
 
 
-def event_objects(result: SimulationResult, *, shared: set[int] | None = None) -> list[dict[str, object]]:
-    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time).
+class EventMeta(msgspec.Struct, omit_defaults=True):
+    """An Event's metadata as the API server prints it (a namespace only where there is one)."""
 
-    With `shared` (as in `scores_document`), the events of one object hold one `involvedObject` dict and
-    those of one source one `source` dict, and the ids of those held more than once are added to `shared`.
-    """
-    pod_uids: dict[tuple[str, str], str] = {}
-    for pod in [*result.evicted, *result.state.pods.values()]:
-        pod_uids[(pod.metadata.namespace or "default", pod.metadata.name)] = pod.metadata.uid or ""
-    out: list[dict[str, object]] = []
+    name: str = msgspec.field(default_factory=str)  # a factory's product is always written
+    namespace: str = ""
+
+
+class InvolvedObject(msgspec.Struct, rename="camel", omit_defaults=True):
+    """An Event's involvedObject: empty fields are left out (an apiVersion only for core kinds, a uid only for
+    pods)."""
+
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    namespace: str = ""
+    uid: str = ""
+
+
+class EventSource(msgspec.Struct, omit_defaults=True):
+    component: str = msgspec.field(default_factory=str)
+
+
+class EventDocument(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A core/v1 Event as `simulate -o yaml|json` prints it: every field written, in this order."""
+
+    # The YAML writer (api.yamlstruct) writes these once per value: the events of one object hold one
+    # involvedObject, those of one source one source.
+    YAML_SHARED: ClassVar[frozenset[str]] = frozenset({"involved_object", "source"})
+
+    api_version: str = "v1"
+    kind: str = "Event"
+    metadata: EventMeta = msgspec.field(default_factory=EventMeta)
+    involved_object: InvolvedObject = msgspec.field(default_factory=InvolvedObject)
+    type: str = msgspec.field(default_factory=str)
+    reason: str = msgspec.field(default_factory=str)
+    message: str = msgspec.field(default_factory=str)
+    count: int = msgspec.field(default_factory=int)
+    first_timestamp: str = msgspec.field(default_factory=str)
+    last_timestamp: str = msgspec.field(default_factory=str)
+    source: EventSource = msgspec.field(default_factory=EventSource)
+    reporting_component: str = msgspec.field(default_factory=str)
+
+
+_EVENT_VERSION, _EVENT_KIND = EventDocument.__struct_defaults__[:2]
+
+
+def event_objects(result: SimulationResult) -> list[dict[str, object]]:
+    """core/v1 Events for `cluster_events` as plain data: `event_documents`' wire form (no parts shared)."""
+    # apiVersion and kind hold their defaults, which omit_defaults leaves out: put in front.
+    return [{"apiVersion": doc.api_version, "kind": doc.kind, **msgspec.to_builtins(doc)}
+            for doc in event_documents(result)]
+
+
+def event_documents(result: SimulationResult) -> list[EventDocument]:
+    """core/v1 Events for `cluster_events` (names as the recorder makes them: object name + hex time). The
+    events of one object hold one involvedObject and those of one source one source (a ReplicaSet's
+    SuccessfulCreate events are one per pod, so most events repeat some object's part)."""
+    pods = result.state.pods
+    # Pods evicted and not replaced since are not in the state; their UIDs are still their events' objects'.
+    evicted = {(p.metadata.namespace or "default", p.metadata.name): p for p in result.evicted}
+    out: list[EventDocument] = []
     # Per object name, where the search for a free stamp continues past a taken one (path-compressed), so
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     nanos: dict[datetime, int] = {}  # events share few instants
-    # With `shared`: per (namespace, kind, name) its involvedObject, per source its source dict. A
-    # ReplicaSet's SuccessfulCreate events are one per pod, so most events repeat some object's part.
-    involved_parts: dict[tuple[str, str, str], dict[str, str]] = {}
-    source_parts: dict[str, dict[str, str]] = {}
-    for line in cluster_events(result):
-        first = nanos.get(line.first)
+    stamps: dict[datetime, str] = {}
+    involved_parts: dict[tuple[str, str, str], InvolvedObject] = {}
+    source_parts: dict[str, EventSource] = {}
+    for namespace, kind, name, type_, reason, message, component, when, last, count in _event_rows(result):
+        first = nanos.get(when)
         if first is None:
-            first = nanos[line.first] = int(line.first.timestamp() * 1_000_000_000)
-        stamp = _free_stamp(skip, line.name, first)
-        skip[(line.name, stamp)] = stamp + 1
-        meta: dict[str, str] = {"name": f"{line.name}.{stamp:x}"}
-        if line.namespace:
-            meta["namespace"] = line.namespace
-        involved: dict[str, str] | None = None
-        source: dict[str, str] | None = None
-        if shared is not None:
-            involved = involved_parts.get((line.namespace, line.kind, line.name))
-            source = source_parts.get(line.source)
-            for part in (involved, source):
-                if part is not None:
-                    shared.add(id(part))
+            first = nanos[when] = int(when.timestamp() * 1_000_000_000)
+        stamp = first if (name, first) not in skip else _free_stamp(skip, name, first)  # most: not taken
+        skip[(name, stamp)] = stamp + 1
+        involved = involved_parts.get((namespace, kind, name))
         if involved is None:
-            involved = _involved_object(line, pod_uids)
-            if shared is not None:
-                involved_parts[(line.namespace, line.kind, line.name)] = involved
+            pod = pods.get((namespace, name)) or evicted.get((namespace, name)) if kind == "Pod" else None
+            involved = involved_parts[(namespace, kind, name)] = _involved_object(namespace, kind, name, pod)
+        source = source_parts.get(component)
         if source is None:
-            source = {"component": line.source}
-            if shared is not None:
-                source_parts[line.source] = source
-        out.append({
-            "apiVersion": "v1", "kind": "Event", "metadata": meta, "involvedObject": involved,
-            "type": line.type, "reason": line.reason, "message": line.message, "count": line.count,
-            "firstTimestamp": _rfc3339(line.first), "lastTimestamp": _rfc3339(line.last),
-            "source": source, "reportingComponent": line.source,
-        })
+            source = source_parts[component] = EventSource(component=component)
+        first_text = stamps.get(when)
+        if first_text is None:
+            first_text = stamps[when] = _rfc3339(when)
+        last_text = stamps.get(last)
+        if last_text is None:
+            last_text = stamps[last] = _rfc3339(last)
+        # Positional (100,000 events for 50,000 pods): the class's own default apiVersion and kind objects, which
+        # the writers leave out of the struct's encoding and write as the head.
+        out.append(EventDocument(
+            _EVENT_VERSION, _EVENT_KIND, EventMeta(f"{name}.{stamp:x}", namespace or ""), involved, type_, reason,
+            message, count, first_text, last_text, source, component))
     return out
 
 
-def _involved_object(line: EventLine, pod_uids: dict[tuple[str, str], str]) -> dict[str, str]:
-    """The event's involvedObject. Empty fields are left out (an apiVersion only for core kinds, a namespace
-    only where there is one, a uid only for pods)."""
-    involved: dict[str, str] = {"apiVersion": "v1", "kind": line.kind, "name": line.name} \
-        if line.kind in ("Pod", "Node") else {"kind": line.kind, "name": line.name}
-    if line.namespace:
-        involved["namespace"] = line.namespace
-    uid = pod_uids.get((line.namespace, line.name)) if line.kind == "Pod" else None
-    if uid:
-        involved["uid"] = uid
-    if not (line.kind and line.name):
-        involved = {k: v for k, v in involved.items() if v}
-    return involved
+def _involved_object(namespace: str, kind: str, name: str, pod: Pod | None) -> InvolvedObject:
+    """The event's involvedObject: an apiVersion for core kinds, a uid for pods (`pod`: the one it names, in
+    the state or evicted; empty fields are left out)."""
+    uid = pod.metadata.uid if pod is not None and kind == "Pod" else ""
+    # "" literals: omit_defaults leaves out the default object itself, the empty string.
+    return InvolvedObject(api_version="v1" if kind in ("Pod", "Node") else "", kind=kind or "", name=name or "",
+                          namespace=namespace or "", uid=uid or "")
 
 
 def _free_stamp(skip: dict[tuple[str, int], int], obj: str, stamp: int) -> int:
@@ -439,11 +496,14 @@ def final_objects(result: SimulationResult, profile: ReleaseProfile | None = Non
 
 
 def extra_documents(result: SimulationResult, lines: list[PodLine] | None = None, *,
-                    shared: set[int] | None = None) -> list[dict[str, object]]:
-    """What `simulate -o yaml|json` lists after the objects: the Events and the scores (`shared`: as in
-    `event_objects` and `scores_document`)."""
-    return [*event_objects(result, shared=shared),
-            scores_document(pod_lines(result) if lines is None else lines, shared=shared)]
+                    shared: set[int] | None = None) -> list[Any]:
+    """What `simulate -o yaml|json` lists after the objects: the Events and the scores, as plain data; with
+    `shared` (for a writer that prints them and drops them), the Events as `EventDocument`s and the scores
+    with shared parts (`scores_document`)."""
+    scores = scores_document(pod_lines(result) if lines is None else lines, shared=shared)
+    if shared is None:
+        return [*event_objects(result), scores]
+    return [*event_documents(result), scores]
 
 
 def scores_document(lines: list[PodLine], *, shared: set[int] | None = None) -> dict[str, object]:
