@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from unittest import mock
 
 import msgspec
 from hypothesis import given, settings
@@ -11,7 +10,6 @@ from hypothesis import strategies as st
 
 from drasim.api import resource as r
 from drasim.api.quantity import quantity_dec_hook
-from drasim.lint import rules_features
 from drasim.lint.rules_features import feature_uses
 from hypothesis_budget import examples
 
@@ -63,27 +61,3 @@ def test_wanted_uses_are_the_filtered_uses(slice_fields: list[str], devices: lis
     every = list(feature_uses(obj))
     assert list(feature_uses(obj, wanted.__contains__)) == [u for u in every if u[0] in wanted]
     assert {u[0] for u in every} <= set(GATES)
-
-
-# Set but falsy values (`allNodes: false`, an empty list attribute) count as set; empty lists do not.
-EDGE_FIELDS: dict[str, Any] = {
-    "nodeName": "", "allNodes": False, "bindsToNode": False, "allowMultipleAllocations": False,
-    "taints": [], "consumesCounters": [], "bindingConditions": [],
-    "attributes": {"e": {"strings": []}}, "capacity": {"plain": {"value": "2"}},
-}
-
-
-@settings(max_examples=examples(200), deadline=None)
-@given(devices=st.lists(st.lists(st.sampled_from(sorted(DEVICE_FIELDS)), unique=True), max_size=4),
-       edges=st.lists(st.lists(st.sampled_from(sorted(EDGE_FIELDS)), unique=True), max_size=3),
-       wanted=st.sets(st.sampled_from(GATES)))
-def test_quiet_slices_skip_only_what_the_walk_finds_nothing_in(devices: list[list[str]], edges: list[list[str]],
-                                                              wanted: set[str]) -> None:
-    obj = _slice([], devices)
-    for i, fields in enumerate(edges):
-        doc = {"name": f"edge-{i}", **{k: EDGE_FIELDS[k] for k in fields}}
-        obj.spec.devices.append(msgspec.convert(doc, type=r.Device, dec_hook=quantity_dec_hook))
-    fast = list(feature_uses(obj, wanted.__contains__))
-    with mock.patch.object(rules_features, "_quiet", lambda *_: False):
-        walk = list(feature_uses(obj, wanted.__contains__))
-    assert fast == walk
