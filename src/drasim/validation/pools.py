@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import attrgetter
 
 from drasim.api import resource as r
 from drasim.api.gates import ValidationFeatures
@@ -12,9 +10,6 @@ from drasim.api.meta import object_ref
 from drasim.validation.findings import Finding, render_value
 
 __all__ = ["check_pools"]
-
-_NAME = attrgetter("name")
-_CONSUMES = attrgetter("consumes_counters")
 
 
 def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures) -> list[Finding]:
@@ -58,17 +53,7 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
         seen_devices: dict[tuple[str | None, str], str] = {}
         for s in current:
             ref = object_ref("ResourceSlice", s.metadata)
-            devices = s.spec.devices
-            keys = list(zip(repeat(s.spec.node_name), map(_NAME, devices)))
-            if seen_devices.keys().isdisjoint(keys):
-                # No name another slice used (the common case, tested in C): no Duplicate, every key first
-                # seen here; only devices consuming counters need the walk below.
-                seen_devices.update(dict.fromkeys(keys, s.metadata.name))
-                if features.partitionable_devices:
-                    for i, d in compress(enumerate(devices), map(_CONSUMES, devices)):
-                        findings += _consumption_findings(ref, i, d, counter_sets, pool_id, generation)
-                continue
-            for i, d in enumerate(devices):
+            for i, d in enumerate(s.spec.devices):
                 # Devices of slices for different nodes never meet in one allocation.
                 scope = s.spec.node_name
                 key = (scope, d.name)
@@ -85,8 +70,38 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
                         )
                     )
                 seen_devices.setdefault(key, s.metadata.name)
-                if features.partitionable_devices:
-                    findings += _consumption_findings(ref, i, d, counter_sets, pool_id, generation)
+                if not features.partitionable_devices:
+                    continue
+                for j, cc in enumerate(d.consumes_counters):
+                    cpath = f"spec.devices[{i}].consumesCounters[{j}]"
+                    counter_set = counter_sets.get(cc.counter_set)
+                    if counter_set is None:
+                        findings.append(
+                            Finding(
+                                ref,
+                                cpath + ".counterSet",
+                                "Invalid",
+                                f"counter set not found: no ResourceSlice of pool {pool_id} "
+                                f"(generation {generation}) declares it in sharedCounters; "
+                                "the allocator treats the pool as invalid",
+                                severity="warning",
+                                value=render_value(cc.counter_set),
+                            )
+                        )
+                        continue
+                    for name in cc.counters:
+                        if name not in counter_set.counters:
+                            findings.append(
+                                Finding(
+                                    ref,
+                                    f"{cpath}.counters[{name}]",
+                                    "Invalid",
+                                    f"counter not found in counter set {cc.counter_set} of pool "
+                                    f"{pool_id}; the allocator treats the pool as invalid",
+                                    severity="warning",
+                                    value=render_value(name),
+                                )
+                            )
         want = current[0].spec.pool.resource_slice_count
         if want > 0 and len(current) != want:
             first = current[0]
@@ -101,41 +116,4 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
                     value=render_value(want),
                 )
             )
-    return findings
-
-
-def _consumption_findings(ref: str, i: int, d: r.Device, counter_sets: dict[str, r.CounterSet], pool_id: str,
-                          generation: int) -> list[Finding]:
-    """Device `i`'s counter consumptions naming a counter set, or a counter, its pool does not declare."""
-    findings = []
-    for j, cc in enumerate(d.consumes_counters):
-        cpath = f"spec.devices[{i}].consumesCounters[{j}]"
-        counter_set = counter_sets.get(cc.counter_set)
-        if counter_set is None:
-            findings.append(
-                Finding(
-                    ref,
-                    cpath + ".counterSet",
-                    "Invalid",
-                    f"counter set not found: no ResourceSlice of pool {pool_id} "
-                    f"(generation {generation}) declares it in sharedCounters; "
-                    "the allocator treats the pool as invalid",
-                    severity="warning",
-                    value=render_value(cc.counter_set),
-                )
-            )
-            continue
-        for name in cc.counters:
-            if name not in counter_set.counters:
-                findings.append(
-                    Finding(
-                        ref,
-                        f"{cpath}.counters[{name}]",
-                        "Invalid",
-                        f"counter not found in counter set {cc.counter_set} of pool "
-                        f"{pool_id}; the allocator treats the pool as invalid",
-                        severity="warning",
-                        value=render_value(name),
-                    )
-                )
     return findings
