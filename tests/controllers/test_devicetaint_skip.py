@@ -52,6 +52,7 @@ def test_taints_and_stamps_equal_the_walk_over_every_device(state: ClusterState)
     taints = dt._taints(state)
     assert taints.devices == _plain_devices(state)
     assert list(taints.devices) == list(_plain_devices(state))
+    assert dt._taints(state, dt._tainted(state.slices.values())).devices == taints.devices
     assert dt.any_no_execute(state) == bool(_plain_devices(state) or taints.rules)
     plain = copy.deepcopy(state)
     unstamped = [t for s in plain.slices.values() for d in s.spec.devices for t in d.taints if t.time_added is None]
