@@ -391,6 +391,20 @@ def test_ownership_cycles_are_reported_once() -> None:
         "Pod/default/me: metadata.ownerReferences[0]: ownership cycle: Pod/default/me -> Pod/default/me"]
 
 
+_OWNED = st.builds(lambda kind, name, owners: (Pod if kind == "Pod" else ReplicaSet)(metadata=ObjectMeta(
+    name=name, namespace="ml", owner_references=[OwnerReference(kind=k, name=n) for k, n in owners])),
+    st.sampled_from(["Pod", "ReplicaSet"]), st.sampled_from(["a", "b", "c", ""]),
+    st.lists(st.tuples(st.sampled_from(["Pod", "ReplicaSet"]), st.sampled_from(["a", "b", "c"])), max_size=2))
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(_OWNED, max_size=6))
+def test_ownership_cycles_skip_equals_the_walk(objects: list[Any]) -> None:
+    # The early answer for inputs without owner references is the walk's answer (cycles included).
+    fast, walk = wl._ownership_cycles(objects), wl._cycle_walk(objects)
+    assert [(str(e), e.obj, e.path) for e in fast] == [(str(e), e.obj, e.path) for e in walk]
+
+
 _LIMITS_ONLY = {"containers": [{"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
                 "initContainers": [{"name": "i", "image": "x", "resources": {
                     "requests": {"cpu": "1"}, "limits": {"cpu": "2", "memory": "1Gi"}}}]}

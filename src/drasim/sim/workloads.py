@@ -459,6 +459,15 @@ def check_workloads(objects: Iterable[Any]) -> list[WorkloadError]:
 
 
 def _ownership_cycles(objects: list[Any]) -> list[WorkloadError]:
+    # Every member of a cycle has an owner reference; a fleet's nodes and slices have none, so the graph
+    # (a key per object) is built only when some object names an owner.
+    if not any(meta.owner_references for obj in objects if (meta := getattr(obj, "metadata", None)) is not None):
+        return []
+    return _cycle_walk(objects)
+
+
+def _cycle_walk(objects: list[Any]) -> list[WorkloadError]:
+    """The ownership graph's cycles, each reported once, at its smallest member's reference."""
     nodes: dict[tuple[str, str, str], Any] = {}
     for obj in objects:
         meta = getattr(obj, "metadata", None)
