@@ -229,6 +229,7 @@ class _Run:
         self._plain: dict[str, Pool] | None = None
         self.results: list[list[Chosen]] = [[] for _ in claims]
         self.cands = view.candidates
+        self._where: dict[int, int] | None = None  # `_positions`, built once for `path` and `recipe`
         # The step at which `_checkpoint` runs next: the proof, then the deadline.
         self.checkpoint = min(budget.PROOF_AFTER_STEPS, alloc.max_steps) if alloc.max_steps is not None \
             else budget.PROOF_AFTER_STEPS
@@ -252,9 +253,15 @@ class _Run:
             return None
         return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
 
+    def _positions(self) -> dict[int, int]:
+        """Each candidate's position by `id`, built once: the scheduler asks `path` and `recipe` in turn."""
+        if self._where is None:
+            self._where = {id(cand): pos for pos, cand in enumerate(self.cands)}
+        return self._where
+
     def path(self) -> SearchPath:
         """`SearchPath` of this call's solution (after `run` found one)."""
-        where = {id(cand): pos for pos, cand in enumerate(self.cands)}
+        where = self._positions()
         keys = {id(data): key for key, data in self.requests.items()}
         out = []
         for ci, claim in enumerate(self.claims):
@@ -265,7 +272,7 @@ class _Run:
 
     def recipe(self) -> Recipe | None:
         """`Allocator.last_recipe` of this call's solution (after `run` found one)."""
-        where = {id(cand): pos for pos, cand in enumerate(self.cands)}
+        where = self._positions()
         out = []
         for ci, claim in enumerate(self.claims):
             chosen = self.results[ci]
