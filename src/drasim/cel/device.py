@@ -14,6 +14,7 @@ from drasim.api.resource import Device, DeviceAttribute, DeviceCapacity
 from drasim.api.semver import Semver
 from drasim.cel.cost import RUNTIME_COST_LIMIT
 from drasim.cel.errors import CelRuntimeError
+from drasim.cel.reads import Read
 from drasim.cel.values import OPTIONAL_NONE, DefaultingMap, EvalError, OptionalValue
 from drasim.errors import SemverError
 
@@ -159,13 +160,10 @@ class DeviceInput:
     def allow_multi(self) -> bool:
         return bool(self.device.allow_multiple_allocations)
 
-    def content_key(self, reads: Sequence[tuple[str, str, str, str]], lists: bool) -> tuple[object, ...] | None:
+    def content_key(self, reads: Sequence[Read], lists: bool) -> tuple[object, ...] | None:
         """Everything a program that reads only these entries (cel.reads) can see of the device: equal keys,
         equal outcomes. None when the device fails conversion (the error names an attribute of its own)."""
-        ok = self._ok_lists if lists else self._ok
-        if ok is None:
-            ok = self.check(lists)
-        if ok is not True:
+        if self.check(lists) is not True:
             return None
         key: list[object] = [self.driver, bool(self.device.allow_multiple_allocations)]
         for kind, dom, name, qualified in reads:
