@@ -49,9 +49,9 @@ class SelectorMemo:
             results[expression] = outcome
         return outcome
 
-    def content_key(self, expressions: tuple[str, ...], driver: str, device: Device) -> tuple[object, ...] | None:
-        """A key on which every one of the expressions' outcomes on this device depends only (equal keys:
-        equal outcomes, cel.reads); None when some expression does not compile or reads more than entries."""
+    def reads(self, expressions: tuple[str, ...]) -> tuple[Read, ...] | None:
+        """The entries the expressions read together (cel.reads), sorted and cached per expressions; None
+        when some expression does not compile or reads more than entries."""
         reads = self._reads.get(expressions, _UNKNOWN)
         if reads is _UNKNOWN:
             union: set[Read] | None = set()
@@ -65,6 +65,16 @@ class SelectorMemo:
                     break
                 union.update(got)  # type: ignore[union-attr]
             reads = self._reads[expressions] = tuple(sorted(union)) if union is not None else None
+        return reads
+
+    def device_key(self, reads: tuple[Read, ...], driver: str, device: Device) -> tuple[object, ...] | None:
+        """`content_key` with the expressions' `reads` already looked up (not None)."""
+        return self._entry(driver, device)[1].content_key(reads, self.env.list_type_attributes)
+
+    def content_key(self, expressions: tuple[str, ...], driver: str, device: Device) -> tuple[object, ...] | None:
+        """A key on which every one of the expressions' outcomes on this device depends only (equal keys:
+        equal outcomes, cel.reads); None when some expression does not compile or reads more than entries."""
+        reads = self.reads(expressions)
         if reads is None:
             return None
-        return self._entry(driver, device)[1].content_key(reads, self.env.list_type_attributes)
+        return self.device_key(reads, driver, device)

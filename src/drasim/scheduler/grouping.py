@@ -132,7 +132,8 @@ def static_signature(shape: Shape, view: NodeView, node: Node, memo: SelectorMem
     if shape.selectable[0] != (memo, features):
         shape.selectable = ((memo, features), {})
     by_content = shape.selectable[1]
-    expressions = shape.expressions
+    # What the slots' selectors read is the same for every device: looked up once (None: no sharing).
+    reads = memo.reads(shape.expressions) if SHARE_SELECTABLE else None
     positions = []
     for p, cand in enumerate(view.candidates):
         dev = cand.device
@@ -140,8 +141,8 @@ def static_signature(shape: Shape, view: NodeView, node: Node, memo: SelectorMem
         # are shared by devices equal in all the selectors read (SelectorMemo.content_key) and in everything
         # else `checks.selectable` reads but the node, which only per-device node selection brings in.
         key = None
-        if SHARE_SELECTABLE and not cand.slice.spec.per_device_node_selection:
-            content = memo.content_key(expressions, cand.id.driver, dev)
+        if reads is not None and not cand.slice.spec.per_device_node_selection:
+            content = memo.device_key(reads, cand.id.driver, dev)
             if content is not None:
                 key = (bool(dev.binding_conditions), content)
         sel = by_content.get(key) if key is not None else None
