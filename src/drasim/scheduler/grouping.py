@@ -56,13 +56,15 @@ class Shape:
     """The claims of one Allocate call, reduced to what the search reads (DraCaches.shape keys them by
     their specs' `spec_key`s)."""
 
-    __slots__ = ("attrs", "expressions", "id", "selectable", "slots")
+    __slots__ = ("attrs", "by_content", "expressions", "id", "slots")
 
     def __init__(self, claims: Sequence[ResourceClaim], classes: dict[str, DeviceClass], ident: int) -> None:
         self.id = ident
         self.slots: list[Slot] = []
-        # static_signature's per-position selectability by device content, for one (memo, features) at a time.
-        self.selectable: tuple[object, dict[tuple[object, ...], tuple[Rejection | None, ...]]] = (None, {})
+        # static_signature's per-position selectability by device content, for one (memo, features) at a time
+        # (held by identity: an equal Features object in their place only empties it).
+        self.by_content: tuple[SelectorMemo, Features, dict[tuple[object, ...], tuple[Rejection | None, ...]]] \
+            | None = None
         attrs: set[str] = set()
         for claim in claims:
             for request in claim.spec.devices.requests:
@@ -129,9 +131,10 @@ def static_signature(shape: Shape, view: NodeView, node: Node, memo: SelectorMem
     canon: list[dict[object, int]] = [{} for _ in shape.attrs]
     list_types = features.list_type_attributes
     capacity = features.consumable_capacity
-    if shape.selectable[0] != (memo, features):
-        shape.selectable = ((memo, features), {})
-    by_content = shape.selectable[1]
+    held = shape.by_content
+    if held is None or held[0] is not memo or held[1] is not features:
+        held = shape.by_content = (memo, features, {})
+    by_content = held[2]
     # What the slots' selectors read is the same for every device: looked up once (None: no sharing).
     reads = memo.reads(shape.expressions) if SHARE_SELECTABLE else None
     positions = []
