@@ -181,5 +181,5 @@ def dynamic_signature(view: NodeView, in_use: AllocatedState, capacity: bool,
     if capacity and agg:
         consumed = tuple(tuple(sorted((n, str(q)) for n, q in agg[c.id].items())) if c.id in agg else None
                          for c in cands)
-    counters = tuple(_counters(available(pool)) for pool in view.counted) if view.counted else ()
+    counters = tuple(_counters(available(pool)) for pool in view.counted)
     return (used, consumed, counters)
