@@ -8,15 +8,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drasim.api.resource import Device, DeviceAttribute, DeviceCapacity
 from drasim.api.semver import Semver
 from drasim.cel.cost import RUNTIME_COST_LIMIT
 from drasim.cel.errors import CelRuntimeError
-from drasim.cel.reads import Read
 from drasim.cel.values import OPTIONAL_NONE, DefaultingMap, EvalError, OptionalValue
 from drasim.errors import SemverError
+
+if TYPE_CHECKING:  # cel.reads imports cel.evaluate, which imports this module
+    from drasim.cel.reads import Read
 
 # The value of an unknown domain. Shared and never mutated.
 EMPTY_MAP: dict[str, Any] = {}

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from drasim.cel import cost
@@ -185,6 +185,29 @@ def _iterate(rng: Any, two_vars: bool) -> list[tuple[Any, Any]] | list[Any]:
     raise EvalError(f"got '{go_type_name(rng)}', expected iterable type")
 
 
+# The device's maps by the names a selector reaches them by (cel.reads shares verdicts by what the fast paths
+# below read: both match through `device_domain`).
+DEVICE_MAPS = {"device.attributes": "attributes", "device.capacity": "capacity"}
+
+
+def resolved_name(ast: CheckedAst, e: Ident) -> str:
+    """The name an identifier refers to: the checker's reference, else its own spelling."""
+    ref = ast.refs.get(e.id)
+    return ref.name if ref is not None and ref.name else e.name
+
+
+def device_domain(ast: CheckedAst, e: Expr, scope: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(map kind, domain) for `device.attributes["dom"]` / `device.capacity["dom"]` (`scope`: the
+    comprehension variables in scope, which shadow the device's names)."""
+    if type(e) is CallExpr and e.function == "_[_]" and e.target is None and len(e.args) == 2:
+        m, key = e.args
+        if type(m) is Ident and m.name not in scope and type(key) is Const and type(key.value) is str:
+            kind = DEVICE_MAPS.get(resolved_name(ast, m))
+            if kind is not None:
+                return kind, key.value
+    return None
+
+
 class Compiler:
     """Turns one checked AST into closures. `scope` tracks comprehension-local variable names."""
 
@@ -233,8 +256,7 @@ class Compiler:
                     raise v
                 return v
             return var
-        ref = self.ast.refs.get(e.id)
-        resolved = ref.name if ref is not None and ref.name else name
+        resolved = resolved_name(self.ast, e)
         if resolved == "device.driver":
             return lambda act: act.driver
         if resolved == "device.attributes":
@@ -252,25 +274,9 @@ class Compiler:
             return lambda act: tv
         raise CompileError(f"undeclared reference to '{name}'")
 
-    def _device_map_ident(self, e: Expr) -> str | None:
-        """'attributes'/'capacity' when `e` is the `device.attributes`/`device.capacity` variable."""
-        if type(e) is Ident and e.name not in self.scope:
-            ref = self.ast.refs.get(e.id)
-            name = ref.name if ref is not None and ref.name else e.name
-            if name == "device.attributes":
-                return "attributes"
-            if name == "device.capacity":
-                return "capacity"
-        return None
-
     def _device_domain(self, e: Expr) -> tuple[str, str] | None:
-        """(map kind, domain) for `device.attributes["dom"]` / `device.capacity["dom"]`."""
-        if type(e) is CallExpr and e.function == "_[_]" and e.target is None and len(e.args) == 2:
-            kind = self._device_map_ident(e.args[0])
-            key = e.args[1]
-            if kind is not None and type(key) is Const and type(key.value) is str:
-                return kind, key.value
-        return None
+        """(map kind, domain) for `device.attributes["dom"]` / `device.capacity["dom"]` (`device_domain`)."""
+        return device_domain(self.ast, e, self.scope)
 
     def _device_entry(self, operand: Expr, name: str) -> Fn | None:
         dd = self._device_domain(operand)

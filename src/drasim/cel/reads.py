@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 from drasim.cel.ast import Call, CheckedAst, Comprehension, Const, Expr, Ident, Select
+from drasim.cel.evaluate import DEVICE_MAPS, device_domain, resolved_name
 
 # (map kind "attributes"/"capacity", domain, name, "domain/name")
 Read = tuple[str, str, str, str]
 
-_MAPS = {"device.attributes": "attributes", "device.capacity": "capacity"}
-_DEVICE_NAMES = frozenset({"device", *_MAPS})
+_DEVICE_NAMES = frozenset({"device", *DEVICE_MAPS})
 _ENTRY_CALLS = frozenset({"_[_]", "_?._"})
 
 
@@ -23,27 +23,13 @@ def device_reads(ast: CheckedAst) -> tuple[Read, ...] | None:
     """The entries the program reads, sorted; None when it may read more of the device than entries."""
     reads: set[Read] = set()
 
-    def resolved(e: Ident) -> str:
-        ref = ast.refs.get(e.id)
-        return ref.name if ref is not None and ref.name else e.name
-
-    def domain(e: Expr) -> tuple[str, str] | None:
-        # `device.attributes["dom"]` / `device.capacity["dom"]`, as the compiler's `_device_domain` sees it.
-        if type(e) is Call and e.function == "_[_]" and e.target is None and len(e.args) == 2:
-            m, key = e.args
-            if type(m) is Ident and type(key) is Const and type(key.value) is str:
-                kind = _MAPS.get(resolved(m))
-                if kind is not None:
-                    return kind, key.value
-        return None
-
     stack: list[Expr] = [ast.expr]
     while stack:
         e = stack.pop()
         if type(e) is Comprehension:
             return None
         if type(e) is Ident:
-            if resolved(e) in _DEVICE_NAMES:
+            if resolved_name(ast, e) in _DEVICE_NAMES:
                 return None  # a whole map, or the opaque device
             continue
         entry: tuple[Expr, str] | None = None
@@ -53,7 +39,8 @@ def device_reads(ast: CheckedAst) -> tuple[Read, ...] | None:
                 and type(e.args[1]) is Const and type(e.args[1].value) is str:
             entry = (e.args[0], e.args[1].value)
         if entry is not None:
-            dd = domain(entry[0])
+            # No comprehension reaches here (None above), so no variable shadows the device's names.
+            dd = device_domain(ast, entry[0])
             if dd is not None:
                 reads.add((dd[0], dd[1], entry[1], dd[1] + "/" + entry[1]))
                 continue  # the domain's map is read only through this entry
