@@ -181,8 +181,9 @@ def _pending_pods(state: ClusterState, skip: Mapping[Key, object] | None = None)
 
 class Simulation:
     """One simulated cluster: call `run()` once. The cluster works on copies of `objects` (the caller's are
-    never changed; untainted ResourceSlices, which a simulation never writes, are shared: `simulation_copy`)
-    unless `owned`: a caller that decoded them for this run alone hands them over, saving the copy."""
+    never changed; Nodes and untainted ResourceSlices, which a simulation never writes, are shared:
+    `simulation_copy`) unless `owned`: a caller that decoded them for this run alone hands them over, saving the
+    copy."""
 
     def __init__(self, objects: Sequence[Any], timelines: Sequence[Timeline] = (),
                  options: SimulationOptions | None = None, *, owned: bool = False) -> None:
