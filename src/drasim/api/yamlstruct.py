@@ -14,7 +14,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Collection
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -71,7 +71,9 @@ class StructWriter(BlockWriter):
         # Per indent, per type: the writer of a struct's lines at that indent (None: not a struct).
         self.writers: dict[str, dict[type, Text | None]] = {}
         self.tops: dict[type, tuple[Text, str]] = {}  # an object's writer and its head (apiVersion, kind)
-        self.stamps: dict[datetime, str] = {}  # styled
+        # Styled, of UTC datetimes only: datetimes at one instant with other offsets are equal keys but
+        # to_builtins writes them otherwise (its own offset each).
+        self.stamps: dict[datetime, str] = {}
 
     def plain(self, doc: Any) -> Any:
         return self.to_plain(doc)
@@ -111,7 +113,7 @@ class StructWriter(BlockWriter):
         fields = msgspec.structs.fields(cls)
         ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo,
                               "structs": self.structs, "stamps": self.stamps, "stamp": self.stamp,
-                              "strings": self.strings, "datetime": datetime,
+                              "strings": self.strings, "datetime": datetime, "UTC": UTC,
                               "enc": self.json.encode}
         # A class may name the fields its instances share by identity itself (sim.report.EventDocument).
         identity = self.identity.get(cls, frozenset()) | getattr(cls, "YAML_SHARED", frozenset())
@@ -171,7 +173,8 @@ class StructWriter(BlockWriter):
         if annotation is int:  # an int's text is str(int), as `scalar` writes it
             return f"(f'{{P{i}}} {{v}}\\n' if type(v) is int else {generic})"
         if annotation is datetime:
-            return f"(f'{{P{i}}} {{stamps.get(v) or stamp(v)}}\\n' if type(v) is datetime else {generic})"
+            return (f"(f'{{P{i}}} {{t}}\\n' if type(v) is datetime and "
+                    f"(t := (v.tzinfo is UTC and stamps.get(v)) or stamp(v)) else {generic})")
         if origin is dict and args == (str, str):
             return f"(strings(v, P{i}, {indent!r}) if type(v) is dict and v else {generic})"
         return f"({string}{generic})"
@@ -200,10 +203,12 @@ class StructWriter(BlockWriter):
         return "".join(parts)
 
     def stamp(self, v: datetime) -> str:
-        """A datetime as to_builtins writes it (RFC 3339), styled: memoised, objects share few instants."""
+        """A datetime as to_builtins writes it (RFC 3339), styled: memoised when UTC (objects share few instants;
+        only there does an equal datetime have the same text)."""
         styled = self.scalar(msgspec.to_builtins(v))
         assert styled is not None  # a string
-        self.stamps[v] = styled
+        if v.tzinfo is UTC:
+            self.stamps[v] = styled
         return styled
 
     def strings(self, v: dict[Any, Any], pre: str, indent: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from operator import itemgetter
 from typing import Any, ClassVar
@@ -427,6 +427,7 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     nanos: dict[datetime, int] = {}  # events share few instants
+    # Texts of UTC instants only: an instant with another offset is an equal key but prints its own wall time.
     stamps: dict[datetime, str] = {}
     involved_parts: dict[tuple[str, str, str], InvolvedObject] = {}
     source_parts: dict[str, EventSource] = {}
@@ -443,12 +444,16 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
         source = source_parts.get(component)
         if source is None:
             source = source_parts[component] = EventSource(component=component)
-        first_text = stamps.get(when)
+        first_text = stamps.get(when) if when.tzinfo is UTC else None
         if first_text is None:
-            first_text = stamps[when] = _rfc3339(when)
-        last_text = stamps.get(last)
+            first_text = _rfc3339(when)
+            if when.tzinfo is UTC:
+                stamps[when] = first_text
+        last_text = stamps.get(last) if last.tzinfo is UTC else None
         if last_text is None:
-            last_text = stamps[last] = _rfc3339(last)
+            last_text = _rfc3339(last)
+            if last.tzinfo is UTC:
+                stamps[last] = last_text
         # Positional (100,000 events for 50,000 pods): the class's own default apiVersion and kind objects, which
         # the writers leave out of the struct's encoding and write as the head.
         out.append(EventDocument(
