@@ -156,3 +156,11 @@ def test_stamps_of_several_objects(stamps: list[datetime]) -> None:
     # Several objects' datetimes, often one instant with other offsets (the writer memoises datetimes' texts).
     objs = [Pod(metadata=ObjectMeta(name=f"p{i}", creation_timestamp=s)) for i, s in enumerate(stamps)]
     assert yaml_objects(objs) == _plain_yaml(objs)
+
+
+def test_plain_documents_that_are_not_mappings() -> None:
+    # Plain extra documents that are not non-empty dicts go to PyYAML as they are (not through encode_object).
+    assert yaml_objects([], [{}]) == "{}\n"
+    assert yaml_objects([], [[1, 2]]) == "- 1\n- 2\n"
+    pod = Pod(metadata=ObjectMeta(name="a"))
+    assert yaml_objects([pod], [{}, [1, 2]]) == yaml_documents([encode_object(pod), {}, [1, 2]])

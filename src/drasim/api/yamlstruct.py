@@ -76,11 +76,14 @@ class StructWriter(BlockWriter):
         self.stamps: dict[datetime, str] = {}
 
     def plain(self, doc: Any) -> Any:
-        return self.to_plain(doc)
+        # Plain data (an empty dict, a list) among the documents is written as it is.
+        return self.to_plain(doc) if hasattr(type(doc), "__struct_fields__") else doc
 
     def other(self, doc: Any) -> None:
         cls = type(doc)
-        if not hasattr(cls, "__struct_fields__") or not self.eligible(doc):
+        if not hasattr(cls, "__struct_fields__"):
+            raise Fallback  # plain data that is not a non-empty dict (`{}`, a list): PyYAML's
+        if not self.eligible(doc):
             plain = self.to_plain(doc)
             if type(plain) is not dict or not plain:
                 raise Fallback
