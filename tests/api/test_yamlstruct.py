@@ -164,3 +164,12 @@ def test_plain_documents_that_are_not_mappings() -> None:
     assert yaml_objects([], [[1, 2]]) == "- 1\n- 2\n"
     pod = Pod(metadata=ObjectMeta(name="a"))
     assert yaml_objects([pod], [{}, [1, 2]]) == yaml_documents([encode_object(pod), {}, [1, 2]])
+
+
+def test_equal_fields_keys_of_other_types() -> None:
+    # Labels are memoised by JSON, which makes every key a string: {1: "a"} is not {"1": "a"}.
+    objs = [Pod(metadata=ObjectMeta(name="a", labels={"1": "a"})), Pod(metadata=ObjectMeta(name="b", labels={1: "a"})),
+            Pod(metadata=ObjectMeta(name="c", labels={1: "a"}))]
+    text = yaml_objects(objs)
+    assert text == _plain_yaml(objs)
+    assert "'1': a" in text and "\n    1: a\n" in text

@@ -44,6 +44,10 @@ def _omitted_test(default: Any, factory: Any, ns: dict[str, Any], i: int) -> str
     return f"v is not D{i}"
 
 
+def _str_keys(d: dict[Any, Any]) -> bool:
+    return all(type(k) is str for k in d)
+
+
 def _is_struct(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, msgspec.Struct)
 
@@ -55,7 +59,8 @@ class StructWriter(BlockWriter):
     encodes them (metadata always); other objects are written as `plain(obj)`. `identity`: per struct class,
     fields whose values replicas share by identity (a template's parts): their text is made once per value
     and indent (a class's own `YAML_SHARED` names more). `equal`: per struct class, fields whose values
-    replicas hold equal though not shared: their text is made once per JSON of the value and indent.
+    replicas hold equal though not shared: their text is made once per JSON of the value and indent (a dict
+    with other keys than strings, which JSON makes strings, each time).
     """
 
     def __init__(self, shared: Collection[int], *, eligible: Callable[[Any], bool], plain: Callable[[Any], Any],
@@ -117,7 +122,7 @@ class StructWriter(BlockWriter):
         ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo,
                               "structs": self.structs, "stamps": self.stamps, "stamp": self.stamp,
                               "strings": self.strings, "datetime": datetime, "UTC": UTC,
-                              "enc": self.json.encode}
+                              "enc": self.json.encode, "str_keys": _str_keys}
         # A class may name the fields its instances share by identity itself (sim.report.EventDocument).
         identity = self.identity.get(cls, frozenset()) | getattr(cls, "YAML_SHARED", frozenset())
         equal = self.equal.get(cls, frozenset())
@@ -136,7 +141,9 @@ class StructWriter(BlockWriter):
                          f"else memo(v, P{i}, {indent!r}, M{i}, None))")
             elif f.name in equal:
                 ns[f"M{i}"] = {}  # JSON -> text
-                value = f"(m if (m := M{i}.get(j := enc(v))) is not None else memo(v, P{i}, {indent!r}, M{i}, j))"
+                # JSON makes every key a string: a dict with other keys is not looked up (key b"": not kept).
+                value = (f"(m if (j := (enc(v) if type(v) is not dict or str_keys(v) else b'')) "
+                         f"and (m := M{i}.get(j)) is not None else memo(v, P{i}, {indent!r}, M{i}, j))")
             else:
                 value = self._value_code(i, f.type, indent, ns)
             lines.append(f"    v = o.{f.name}")
@@ -285,10 +292,10 @@ class StructWriter(BlockWriter):
 
     def memo(self, v: Any, pre: str, indent: str, table: dict[Any, Any], key: bytes | None) -> str:
         """The text of a field whose text replicas repeat, put in its field's `table`: by JSON `key`, or by
-        id with the value (kept alive, so its id is not reused) when `key` is None."""
+        id with the value (kept alive, so its id is not reused) when `key` is None; not kept when `key` is b""."""
         text = f"{pre} {self.values.get(v) or self.scalar(v)}\n" if type(v) is str else self.field(v, pre, indent)
         if key is None:
             table[id(v)] = (v, text)
-        else:
+        elif key:
             table[key] = text
         return text
