@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -553,7 +552,5 @@ def _plugins_once(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items
     return found
 
 
-@functools.lru_cache(maxsize=1024)
 def _rfc3339(when: datetime) -> str:
-    # Memoised: the events of a run share few instants (50,000 pods scheduled at one instant: one string).
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
