@@ -175,8 +175,8 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
               selectors: bool = True, details: bool = True) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
     each line's `claims` empty, `scores=False` its `scores` and `score_plugins`, `selectors=False` its claims'
-    `node_selector`, `details=False` its `workload`, `priority`, `reason`, `higher_on`, `conditions` and
-    top-3 `scores` (for a caller that does not print them: `simulate -o json|yaml` prints the claims and pods
+    `node_selector`, `details=False` its `workload`, `priority`, `reason`, `higher_on`, `conditions`, `claims`
+    and top-3 `scores` (for a caller that does not print them: `simulate -o json|yaml` prints the claims and pods
     themselves and only the scores per plugin, the table no scores and no node selectors)."""
     state = result.state
     lines: list[PodLine] = []
@@ -196,11 +196,14 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
             status = "Running"
         else:
             status = "Pending"
+        line = PodLine(key=key, node=pod.spec.node_name, status=status)
+        if scores and record.last is not None and record.last.ranking is not None:
+            # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
+            top = record.last.top_scores(max(3, SCORES_KEPT))
+            if details:
+                line.scores = [(s.node, s.total) for s in top[:3]]
+            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
         if not details:
-            line = PodLine(key=key, node=pod.spec.node_name, status=status)
-            if scores and record.last is not None and record.last.ranking is not None:
-                top = record.last.top_scores(max(3, SCORES_KEPT))  # the same walk as below
-                line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
             lines.append(line)
             continue
         refs = pod.metadata.owner_references
@@ -212,17 +215,12 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
                 workload = chains[chain_key] = owner_chain(by_uid, pod)
         else:
             workload = owner_chain(by_uid, pod) if refs else ""  # bare pods: skipped
-        line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=workload)
+        line.priority = pod.spec.priority or 0
+        line.workload = workload
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         elif pod.spec.node_name and record.higher_on:
             line.higher_on = record.higher_on
-        if scores and record.last is not None and record.last.ranking is not None:
-            # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
-            top = record.last.top_scores(max(3, SCORES_KEPT))
-            line.scores = [(s.node, s.total) for s in top[:3]]
-            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
         if claims:
