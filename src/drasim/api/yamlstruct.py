@@ -19,20 +19,18 @@ from typing import Any
 
 import msgspec
 
+from drasim.api.encode import EMPTY_FACTORIES
 from drasim.api.yamlemit import BlockWriter, Fallback
 
 __all__ = ["StructWriter"]
 
-# Factories whose empty product omit_defaults leaves out (msgspec's is_default); any other factory's product is
-# always written.
-_EMPTY_FACTORIES = (list, dict, set, bytearray)
 Text = Callable[[Any], str]
 
 
 def _omitted_test(default: Any, factory: Any, ns: dict[str, Any], i: int) -> str | None:
     """Python test that field `i`'s value `v` is written, or None when it always is."""
     if factory is not msgspec.NODEFAULT:
-        if factory not in _EMPTY_FACTORIES:
+        if factory not in EMPTY_FACTORIES:
             return None
         ns[f"F{i}"] = factory
         return f"v or type(v) is not F{i}"
