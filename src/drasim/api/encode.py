@@ -90,7 +90,7 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
 
     writer = StructWriter(extra_shared, eligible=_struct_encodes, plain=encode_object, enc_hook=quantity_enc_hook,
                           identity=_SHARED_FIELDS, equal=_EQUAL_FIELDS)
-    return dump_all([*objs, *extra], extra_shared, writer)
+    return dump_all([*objs, *extra], writer=writer)
 
 
 def _struct_encodes(obj: KubeObject) -> bool:
