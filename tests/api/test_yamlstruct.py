@@ -173,3 +173,11 @@ def test_equal_fields_keys_of_other_types() -> None:
     text = yaml_objects(objs)
     assert text == _plain_yaml(objs)
     assert "'1': a" in text and "\n    1: a\n" in text
+
+
+def test_struct_with_a_keyword_field() -> None:
+    # A struct field named as a Python keyword: no generated writer (it would not compile), PyYAML writes it.
+    odd = msgspec.defstruct("Odd", [("class", str)])
+    objs = [Pod(metadata=ObjectMeta(name="a", labels=odd("x")))]  # type: ignore[arg-type]
+    assert yaml_objects(objs) == _plain_yaml(objs) == yaml_documents([encode_object(objs[0])])
+    assert "class: x" in yaml_objects(objs)

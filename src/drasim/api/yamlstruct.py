@@ -11,6 +11,7 @@ tests/api/test_yamlstruct.py compares the text with `encode_object`'s through th
 
 from __future__ import annotations
 
+import keyword
 import types
 import typing
 from collections.abc import Callable, Collection
@@ -117,6 +118,8 @@ class StructWriter(BlockWriter):
         if config.array_like or config.tag_field is not None:
             raise Fallback  # not a mapping of its fields: never one of drasim's kinds
         fields = msgspec.structs.fields(cls)
+        if any(keyword.iskeyword(f.name) for f in fields):
+            raise Fallback  # `o.<name>` in the generated code would not compile
         ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo,
                               "structs": self.structs, "stamps": self.stamps, "stamp": self.stamp,
                               "strings": self.strings, "datetime": datetime, "UTC": UTC,
