@@ -7,7 +7,7 @@ import glob
 import os
 import types
 import typing
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import msgspec
@@ -15,9 +15,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from drasim.api.core import Pod
 from drasim.api.decode import decode_documents
 from drasim.api.encode import encode_object, json_document, json_list, object_json, yaml_documents, yaml_objects
 from drasim.api.kinds import KINDS
+from drasim.api.meta import ObjectMeta
 from drasim.api.quantity import Quantity
 from drasim.errors import DrasimError
 from drasim.sim.report import EventDocument
@@ -30,8 +32,13 @@ _TEXT = st.sampled_from(["", "a", "web-0", "yes", "1", "a: b", "x y", "0000:10:0
 _PLAIN = st.recursive(st.one_of(_TEXT, st.integers(-3, 3), st.booleans(), st.none()),
                       lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(_TEXT, inner, max_size=2)),
                       max_leaves=4)
-_STAMP = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1)).map(
-    lambda d: d.replace(tzinfo=UTC))
+# UTC mostly, sometimes another offset, often one instant (equal datetimes whose texts are their offsets').
+_STAMP = st.tuples(
+    st.one_of(st.just(datetime(2024, 1, 1, tzinfo=UTC)),
+              st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1)).map(
+                  lambda d: d.replace(tzinfo=UTC))),
+    st.sampled_from([UTC, UTC, timezone(timedelta(hours=1)), timezone(timedelta(hours=-5, minutes=-30))]),
+).map(lambda d: d[0].astimezone(d[1]))
 _QUANTITY = st.sampled_from(["1", "0", "1Gi", "500m", "2k", "1.5"]).map(Quantity.parse)
 
 
@@ -129,3 +136,48 @@ def test_every_conformance_and_realworld_object() -> None:
     assert len(objs) > 1000
     assert yaml_objects(objs) == _plain_yaml(objs)
     assert [object_json(o) for o in objs] == [json_document(encode_object(o), indent=0) for o in objs]
+
+
+def test_same_instant_other_offset() -> None:
+    # Equal datetimes (one instant) with other offsets: each written with its own offset, as to_builtins does.
+    utc = datetime(2024, 1, 1, 0, 0, tzinfo=UTC)
+    plus1 = datetime(2024, 1, 1, 1, 0, tzinfo=timezone(timedelta(hours=1)))
+    for first, second in ((utc, plus1), (plus1, utc)):
+        objs = [Pod(metadata=ObjectMeta(name="a", creation_timestamp=first)),
+                Pod(metadata=ObjectMeta(name="b", creation_timestamp=second))]
+        text = yaml_objects(objs)
+        assert text == _plain_yaml(objs)
+        assert "'2024-01-01T00:00:00Z'" in text and "'2024-01-01T01:00:00+01:00'" in text
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.lists(_STAMP, min_size=2, max_size=4))
+def test_stamps_of_several_objects(stamps: list[datetime]) -> None:
+    # Several objects' datetimes, often one instant with other offsets (the writer memoises datetimes' texts).
+    objs = [Pod(metadata=ObjectMeta(name=f"p{i}", creation_timestamp=s)) for i, s in enumerate(stamps)]
+    assert yaml_objects(objs) == _plain_yaml(objs)
+
+
+def test_plain_documents_that_are_not_mappings() -> None:
+    # Plain extra documents that are not non-empty dicts go to PyYAML as they are (not through encode_object).
+    assert yaml_objects([], [{}]) == "{}\n"
+    assert yaml_objects([], [[1, 2]]) == "- 1\n- 2\n"
+    pod = Pod(metadata=ObjectMeta(name="a"))
+    assert yaml_objects([pod], [{}, [1, 2]]) == yaml_documents([encode_object(pod), {}, [1, 2]])
+
+
+def test_equal_fields_keys_of_other_types() -> None:
+    # Labels are memoised by JSON, which makes every key a string: {1: "a"} is not {"1": "a"}.
+    objs = [Pod(metadata=ObjectMeta(name="a", labels={"1": "a"})), Pod(metadata=ObjectMeta(name="b", labels={1: "a"})),
+            Pod(metadata=ObjectMeta(name="c", labels={1: "a"}))]
+    text = yaml_objects(objs)
+    assert text == _plain_yaml(objs)
+    assert "'1': a" in text and "\n    1: a\n" in text
+
+
+def test_struct_with_a_keyword_field() -> None:
+    # A struct field named as a Python keyword: no generated writer (it would not compile), PyYAML writes it.
+    odd = msgspec.defstruct("Odd", [("class", str)])
+    objs = [Pod(metadata=ObjectMeta(name="a", labels=odd("x")))]  # type: ignore[arg-type]
+    assert yaml_objects(objs) == _plain_yaml(objs) == yaml_documents([encode_object(objs[0])])
+    assert "class: x" in yaml_objects(objs)

@@ -90,7 +90,7 @@ def yaml_objects(objs: Iterable[KubeObject], extra: Iterable[dict[str, Any]] = (
 
     writer = StructWriter(extra_shared, eligible=_struct_encodes, plain=encode_object, enc_hook=quantity_enc_hook,
                           identity=_SHARED_FIELDS, equal=_EQUAL_FIELDS)
-    return dump_all([*objs, *extra], extra_shared, writer)
+    return dump_all([*objs, *extra], writer=writer)
 
 
 def _struct_encodes(obj: KubeObject) -> bool:
@@ -122,6 +122,9 @@ def json_document(doc: Any, *, indent: int = 2) -> bytes:
 
 
 _JSON = msgspec.json.Encoder(enc_hook=quantity_enc_hook)
+# Factories whose empty product omit_defaults leaves out (msgspec's is_default); any other factory's product is
+# always written (api.yamlstruct too).
+EMPTY_FACTORIES = (list, dict, set, bytearray)
 
 
 def object_json(obj: KubeObject) -> bytes:
@@ -137,18 +140,18 @@ def object_json(obj: KubeObject) -> bytes:
 
 def _object_pieces(obj: Any) -> tuple[bytes | memoryview, ...]:
     """`object_json(obj)` in pieces (the head apart, so the struct's bytes are not copied to prepend it)."""
-    plan = _plan_of(type(obj))
-    if plan is not None and (not plan[3] or _pool_as_struct(obj)):
+    if _struct_encodes(obj):
+        plan = _plan_of(type(obj))
+        assert plan is not None  # _struct_encodes found it
         head, version, kind, _slice = plan
         if obj.api_version is version and obj.kind is kind:
             # The default objects themselves: omit_defaults leaves them out, the struct starts with metadata.
             return head, memoryview(_JSON.encode(obj))[1:]
-        if obj.api_version == version and obj.kind == kind:
-            # A decoded object's apiVersion and kind equal the defaults but are other str objects, which
-            # omit_defaults keeps: the struct wrote the head already.
-            raw = _JSON.encode(obj)
-            if raw.startswith(head) and raw.startswith(b'"metadata":', len(head)):
-                return (raw,)
+        # A decoded object's apiVersion and kind equal the defaults but are other str objects, which
+        # omit_defaults keeps: the struct wrote the head already.
+        raw = _JSON.encode(obj)
+        if raw.startswith(head) and raw.startswith(b'"metadata":', len(head)):
+            return (raw,)
     return (_JSON.encode(encode_object(obj)),)
 
 
@@ -172,7 +175,7 @@ def _plan(cls: Any) -> _Plan | bool:
     head = _head(cls)
     fields = msgspec.structs.fields(cls)
     if head is None or len(fields) < 3 or fields[2].name != "metadata" or fields[2].default_factory in (
-            msgspec.NODEFAULT, list, dict, set, bytearray):
+            msgspec.NODEFAULT, *EMPTY_FACTORIES):
         return False
     spec = next((f for f in fields if f.name == "spec"), None)
     if spec is not None and spec.default is not None and spec.default is not msgspec.NODEFAULT:

@@ -54,7 +54,6 @@ class Fallback(Exception):
     """The input has something the fast walk does not mirror; PyYAML dumps it instead."""
 
 
-
 def _styled(text: str, *, key: bool) -> str:
     """`text` as PyYAML writes it in a block mapping key or value position (single line), or Fallback."""
     out: str = yaml.dump({text: None} if key else {"k": text}, Dumper=_Dumper, **_OPTIONS)
@@ -204,7 +203,7 @@ def dump_all(documents: Iterable[Any], shared: Collection[int] = (), writer: Blo
     (keys in insertion order, block style, Unicode as is, no line folding). `shared`: ids of non-empty
     dicts and lists that occur as mapping values in several places, kept alive by the documents; each is
     written once per indent (the same bytes, less work). `writer`: a BlockWriter subclass that also writes
-    documents of other types (its `other`), made with these `shared`."""
+    documents of other types (its `other`), made with its own shared ids (`shared` is not used then)."""
     docs = list(documents)
     own = writer is None
     if writer is None:
@@ -214,6 +213,6 @@ def dump_all(documents: Iterable[Any], shared: Collection[int] = (), writer: Blo
             writer.document(doc, i)
     except Fallback:
         # Shared parts would come out as `&id001` anchors and `*id001` aliases, not as the fast walk writes them.
-        plain = docs if own else [d if type(d) is dict else writer.plain(d) for d in docs]
+        plain = [d if type(d) is dict else writer.plain(d) for d in docs]
         return yaml.dump_all(plain, Dumper=_NoAliasDumper if shared or not own else _Dumper, **_OPTIONS)
     return "".join(writer.out)

@@ -11,28 +11,27 @@ tests/api/test_yamlstruct.py compares the text with `encode_object`'s through th
 
 from __future__ import annotations
 
+import keyword
 import types
 import typing
 from collections.abc import Callable, Collection
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
+from drasim.api.encode import EMPTY_FACTORIES
 from drasim.api.yamlemit import BlockWriter, Fallback
 
 __all__ = ["StructWriter"]
 
-# Factories whose empty product omit_defaults leaves out (msgspec's is_default); any other factory's product is
-# always written.
-_EMPTY_FACTORIES = (list, dict, set, bytearray)
 Text = Callable[[Any], str]
 
 
 def _omitted_test(default: Any, factory: Any, ns: dict[str, Any], i: int) -> str | None:
     """Python test that field `i`'s value `v` is written, or None when it always is."""
     if factory is not msgspec.NODEFAULT:
-        if factory not in _EMPTY_FACTORIES:
+        if factory not in EMPTY_FACTORIES:
             return None
         ns[f"F{i}"] = factory
         return f"v or type(v) is not F{i}"
@@ -42,6 +41,10 @@ def _omitted_test(default: Any, factory: Any, ns: dict[str, Any], i: int) -> str
         return "v is not None"
     ns[f"D{i}"] = default
     return f"v is not D{i}"
+
+
+def _str_keys(d: dict[Any, Any]) -> bool:
+    return all(type(k) is str for k in d)
 
 
 def _is_struct(annotation: Any) -> bool:
@@ -55,7 +58,8 @@ class StructWriter(BlockWriter):
     encodes them (metadata always); other objects are written as `plain(obj)`. `identity`: per struct class,
     fields whose values replicas share by identity (a template's parts): their text is made once per value
     and indent (a class's own `YAML_SHARED` names more). `equal`: per struct class, fields whose values
-    replicas hold equal though not shared: their text is made once per JSON of the value and indent.
+    replicas hold equal though not shared: their text is made once per JSON of the value and indent (a dict
+    with other keys than strings, which JSON makes strings, each time).
     """
 
     def __init__(self, shared: Collection[int], *, eligible: Callable[[Any], bool], plain: Callable[[Any], Any],
@@ -71,14 +75,19 @@ class StructWriter(BlockWriter):
         # Per indent, per type: the writer of a struct's lines at that indent (None: not a struct).
         self.writers: dict[str, dict[type, Text | None]] = {}
         self.tops: dict[type, tuple[Text, str]] = {}  # an object's writer and its head (apiVersion, kind)
-        self.stamps: dict[datetime, str] = {}  # styled
+        # Styled, of UTC datetimes only: datetimes at one instant with other offsets are equal keys but
+        # to_builtins writes them otherwise (its own offset each).
+        self.stamps: dict[datetime, str] = {}
 
     def plain(self, doc: Any) -> Any:
-        return self.to_plain(doc)
+        # Plain data (an empty dict, a list) among the documents is written as it is.
+        return self.to_plain(doc) if hasattr(type(doc), "__struct_fields__") else doc
 
     def other(self, doc: Any) -> None:
         cls = type(doc)
-        if not hasattr(cls, "__struct_fields__") or not self.eligible(doc):
+        if not hasattr(cls, "__struct_fields__"):
+            raise Fallback  # plain data that is not a non-empty dict (`{}`, a list): PyYAML's
+        if not self.eligible(doc):
             plain = self.to_plain(doc)
             if type(plain) is not dict or not plain:
                 raise Fallback
@@ -109,10 +118,12 @@ class StructWriter(BlockWriter):
         if config.array_like or config.tag_field is not None:
             raise Fallback  # not a mapping of its fields: never one of drasim's kinds
         fields = msgspec.structs.fields(cls)
+        if any(keyword.iskeyword(f.name) for f in fields):
+            raise Fallback  # `o.<name>` in the generated code would not compile
         ns: dict[str, Any] = {"values": self.values, "scalar": self.scalar, "field": self.field, "memo": self.memo,
                               "structs": self.structs, "stamps": self.stamps, "stamp": self.stamp,
-                              "strings": self.strings, "datetime": datetime,
-                              "enc": self.json.encode}
+                              "strings": self.strings, "datetime": datetime, "UTC": UTC,
+                              "enc": self.json.encode, "str_keys": _str_keys}
         # A class may name the fields its instances share by identity itself (sim.report.EventDocument).
         identity = self.identity.get(cls, frozenset()) | getattr(cls, "YAML_SHARED", frozenset())
         equal = self.equal.get(cls, frozenset())
@@ -131,7 +142,9 @@ class StructWriter(BlockWriter):
                          f"else memo(v, P{i}, {indent!r}, M{i}, None))")
             elif f.name in equal:
                 ns[f"M{i}"] = {}  # JSON -> text
-                value = f"(m if (m := M{i}.get(j := enc(v))) is not None else memo(v, P{i}, {indent!r}, M{i}, j))"
+                # JSON makes every key a string: a dict with other keys is not looked up (key b"": not kept).
+                value = (f"(m if (j := (enc(v) if type(v) is not dict or str_keys(v) else b'')) "
+                         f"and (m := M{i}.get(j)) is not None else memo(v, P{i}, {indent!r}, M{i}, j))")
             else:
                 value = self._value_code(i, f.type, indent, ns)
             lines.append(f"    v = o.{f.name}")
@@ -171,7 +184,8 @@ class StructWriter(BlockWriter):
         if annotation is int:  # an int's text is str(int), as `scalar` writes it
             return f"(f'{{P{i}}} {{v}}\\n' if type(v) is int else {generic})"
         if annotation is datetime:
-            return f"(f'{{P{i}}} {{stamps.get(v) or stamp(v)}}\\n' if type(v) is datetime else {generic})"
+            return (f"(f'{{P{i}}} {{t}}\\n' if type(v) is datetime and "
+                    f"(t := (v.tzinfo is UTC and stamps.get(v)) or stamp(v)) else {generic})")
         if origin is dict and args == (str, str):
             return f"(strings(v, P{i}, {indent!r}) if type(v) is dict and v else {generic})"
         return f"({string}{generic})"
@@ -200,10 +214,12 @@ class StructWriter(BlockWriter):
         return "".join(parts)
 
     def stamp(self, v: datetime) -> str:
-        """A datetime as to_builtins writes it (RFC 3339), styled: memoised, objects share few instants."""
+        """A datetime as to_builtins writes it (RFC 3339), styled: memoised when UTC (objects share few instants;
+        only there does an equal datetime have the same text)."""
         styled = self.scalar(msgspec.to_builtins(v))
         assert styled is not None  # a string
-        self.stamps[v] = styled
+        if v.tzinfo is UTC:
+            self.stamps[v] = styled
         return styled
 
     def strings(self, v: dict[Any, Any], pre: str, indent: str) -> str:
@@ -277,10 +293,10 @@ class StructWriter(BlockWriter):
 
     def memo(self, v: Any, pre: str, indent: str, table: dict[Any, Any], key: bytes | None) -> str:
         """The text of a field whose text replicas repeat, put in its field's `table`: by JSON `key`, or by
-        id with the value (kept alive, so its id is not reused) when `key` is None."""
+        id with the value (kept alive, so its id is not reused) when `key` is None; not kept when `key` is b""."""
         text = f"{pre} {self.values.get(v) or self.scalar(v)}\n" if type(v) is str else self.field(v, pre, indent)
         if key is None:
             table[id(v)] = (v, text)
-        else:
+        elif key:
             table[key] = text
         return text

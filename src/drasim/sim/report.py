@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from operator import itemgetter
 from typing import Any, ClassVar
@@ -176,8 +175,8 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
               selectors: bool = True, details: bool = True) -> list[PodLine]:
     """One line per pod that existed in the simulation, sorted by namespace and name. `claims=False` leaves
     each line's `claims` empty, `scores=False` its `scores` and `score_plugins`, `selectors=False` its claims'
-    `node_selector`, `details=False` its `workload`, `priority`, `reason`, `higher_on`, `conditions` and
-    top-3 `scores` (for a caller that does not print them: `simulate -o json|yaml` prints the claims and pods
+    `node_selector`, `details=False` its `workload`, `priority`, `reason`, `higher_on`, `conditions`, `claims`
+    and top-3 `scores` (for a caller that does not print them: `simulate -o json|yaml` prints the claims and pods
     themselves and only the scores per plugin, the table no scores and no node selectors)."""
     state = result.state
     lines: list[PodLine] = []
@@ -197,11 +196,14 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
             status = "Running"
         else:
             status = "Pending"
+        line = PodLine(key=key, node=pod.spec.node_name, status=status)
+        if scores and record.last is not None and record.last.ranking is not None:
+            # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
+            top = record.last.top_scores(max(3, SCORES_KEPT))
+            if details:
+                line.scores = [(s.node, s.total) for s in top[:3]]
+            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
         if not details:
-            line = PodLine(key=key, node=pod.spec.node_name, status=status)
-            if scores and record.last is not None and record.last.ranking is not None:
-                top = record.last.top_scores(max(3, SCORES_KEPT))  # the same walk as below
-                line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
             lines.append(line)
             continue
         refs = pod.metadata.owner_references
@@ -213,17 +215,12 @@ def pod_lines(result: SimulationResult, *, claims: bool = True, scores: bool = T
                 workload = chains[chain_key] = owner_chain(by_uid, pod)
         else:
             workload = owner_chain(by_uid, pod) if refs else ""  # bare pods: skipped
-        line = PodLine(key=key, node=pod.spec.node_name, status=status, priority=pod.spec.priority or 0,
-                       workload=workload)
+        line.priority = pod.spec.priority or 0
+        line.workload = workload
         if status == "Pending":
             line.reason = record.message or "waiting for its ResourceClaims to be created"
         elif pod.spec.node_name and record.higher_on:
             line.higher_on = record.higher_on
-        if scores and record.last is not None and record.last.ranking is not None:
-            # One ranking walk: the top 3 are the first 3 of the top SCORES_KEPT (>= 3).
-            top = record.last.top_scores(max(3, SCORES_KEPT))
-            line.scores = [(s.node, s.total) for s in top[:3]]
-            line.score_plugins = [(s.node, s.total, dict(s.plugins)) for s in top[:SCORES_KEPT]]
         if pod.status is not None:
             line.conditions = [(c.type, c.status, c.reason or "", c.message or "") for c in pod.status.conditions]
         if claims:
@@ -427,6 +424,7 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
     # 50,000 events of one ReplicaSet at one instant do not each walk past all the earlier ones.
     skip: dict[tuple[str, int], int] = {}
     nanos: dict[datetime, int] = {}  # events share few instants
+    # Texts of UTC instants only: an instant with another offset is an equal key but prints its own wall time.
     stamps: dict[datetime, str] = {}
     involved_parts: dict[tuple[str, str, str], InvolvedObject] = {}
     source_parts: dict[str, EventSource] = {}
@@ -443,12 +441,16 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
         source = source_parts.get(component)
         if source is None:
             source = source_parts[component] = EventSource(component=component)
-        first_text = stamps.get(when)
+        first_text = stamps.get(when) if when.tzinfo is UTC else None
         if first_text is None:
-            first_text = stamps[when] = _rfc3339(when)
-        last_text = stamps.get(last)
+            first_text = _rfc3339(when)
+            if when.tzinfo is UTC:
+                stamps[when] = first_text
+        last_text = stamps.get(last) if last.tzinfo is UTC else None
         if last_text is None:
-            last_text = stamps[last] = _rfc3339(last)
+            last_text = _rfc3339(last)
+            if last.tzinfo is UTC:
+                stamps[last] = last_text
         # Positional (100,000 events for 50,000 pods): the class's own default apiVersion and kind objects, which
         # the writers leave out of the struct's encoding and write as the head.
         out.append(EventDocument(
@@ -548,7 +550,5 @@ def _plugins_once(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items
     return found
 
 
-@functools.lru_cache(maxsize=1024)
 def _rfc3339(when: datetime) -> str:
-    # Memoised: the events of a run share few instants (50,000 pods scheduled at one instant: one string).
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
