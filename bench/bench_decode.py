@@ -70,6 +70,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--slices", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
+    # bench/run.py runs every script with its own arguments (`--large`): this one has no large figures.
+    parser.add_argument("--large", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
