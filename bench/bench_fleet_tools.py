@@ -56,7 +56,7 @@ def _cpu(*args: str, cache: str = "off", repeat: int = REPEAT) -> tuple[float, f
 
 
 def main() -> None:
-    direct = sys.argv[0].endswith("bench_fleet_tools.py")
+    direct = not globals().get("VIA_RUN", False)  # bench/run.py runs the fleet figures only with --large
     print(f"== toolkit at fleet scale (whole process, CPU seconds, JSON: median of {REPEAT}; {NODES:,} nodes: "
           f"{' '.join(_fleet_args())})")
     for args in (["--help"], ["--version"]):

@@ -26,7 +26,9 @@ def main() -> None:
 
     calibration("at the start")
     for script in sorted(HERE.glob("bench_*.py")):
-        runpy.run_path(str(script), run_name="__main__")
+        # runpy sets sys.argv[0] to the script's own path: the scripts that run more when started directly
+        # (bench_fleet_tools, bench_hostile_scale) read VIA_RUN to know they were not.
+        runpy.run_path(str(script), init_globals={"VIA_RUN": True}, run_name="__main__")
         print()
     calibration("at the end")
 
