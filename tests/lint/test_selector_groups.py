@@ -105,8 +105,15 @@ def test_equal_content_shares_a_group_and_a_conversion_error_none() -> None:
     objs = _objects([(0, {"attributes": {"type": 0, "model": 0, "index": i}, "memory": None, "multi": False})
                      for i in range(3)]
                     + [(0, {"attributes": {"type": 0, "driverVersion": 2}, "memory": None, "multi": False})],
-                    [[1]])
+                    [[1], [0]])
     ctx = LintContext.build(objs, "1.36", lint_features("1.36"))
     group_devices(ctx, env_of(ctx))
-    # The class reads only `type`: the three devices differing in `index` are one group.
+    # The classes read only the driver and `type`: the three devices differing in `index` are one group.
     assert [d.group for d in ctx.devices] == [0, 0, 0, None]
+
+
+def test_one_selector_is_evaluated_without_groups() -> None:
+    objs = _objects([(0, {"attributes": {"type": 0}, "memory": None, "multi": False})] * 2, [[1]])
+    ctx = LintContext.build(objs, "1.36", lint_features("1.36"))
+    group_devices(ctx, env_of(ctx))
+    assert [d.group for d in ctx.devices] == [None, None]

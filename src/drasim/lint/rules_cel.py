@@ -83,17 +83,17 @@ def group_devices(ctx: LintContext, env: CelEnvironment) -> None:
     runs a selector once per group, not once per device (a fleet's 78,400 GPUs are a handful of groups).
     Devices whose attributes fail conversion stay ungrouped (the error names their own attribute)."""
     union: set[Read] = set()
-    known = False
+    known = 0
     for _, _, expression in _all_expressions(ctx):
         try:
             reads = compile_selector(expression, env).reads
         except CelCompileError:
             continue
         if reads is not None:
-            known = True
+            known += 1
             union.update(reads)
-    if not known:
-        return
+    if known < 2:
+        return  # a key costs about one evaluation and a half: it pays from the second selector on
     ordered = tuple(sorted(union))
     lists = env.list_type_attributes
     groups: dict[tuple[object, ...], int] = {}
