@@ -13,8 +13,6 @@ from drasim.cli.options import ReleaseProfile, filename_option, load_restrictor_
 from drasim.cli.output import emit, emit_names, output_option, ref_name
 from drasim.cli.reports import enabled_gates, envelope, from_lint, sarif_log
 from drasim.cluster import ClusterState
-from drasim.explain import explain_pod
-from drasim.explain.summary import reasons
 from drasim.lint import RULES, LintFinding, lint_objects
 from drasim.lint.versions import LINT_VERSIONS
 
@@ -76,6 +74,10 @@ def lint(paths: tuple[str, ...], profile: ReleaseProfile, output: str, kube: Kub
 
 def _pending_hints(state: ClusterState, key: tuple[str, str]) -> list[str]:
     """explain's problems and hints for a pod the simulation left Pending (lint cannot import explain)."""
+    # Imported here: only a pod left Pending needs explain, whose modules cost every other lint run.
+    from drasim.explain import explain_pod
+    from drasim.explain.summary import reasons
+
     return reasons(explain_pod(state, key))
 
 

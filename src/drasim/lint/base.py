@@ -78,7 +78,7 @@ def skipped(rule: str, why: str) -> LintFinding:
 class DeviceView:
     """A published device with its pool, and its CEL input built on first use."""
 
-    __slots__ = ("_input", "device", "driver", "pool", "slice")
+    __slots__ = ("_input", "device", "driver", "group", "pool", "slice")
 
     def __init__(self, slc: r.ResourceSlice, device: r.Device) -> None:
         self.slice = slc
@@ -86,6 +86,9 @@ class DeviceView:
         self.pool = slc.spec.pool.name
         self.device = device
         self._input: DeviceInput | None = None
+        # rules_cel's content group: devices of one group give every selector with known reads one outcome
+        # (None: not grouped, e.g. its attributes fail conversion).
+        self.group: int | None = None
 
     @property
     def id(self) -> str:
