@@ -54,7 +54,8 @@ _device = st.fixed_dictionaries({
 })
 
 
-def _objects(devices: list[tuple[int, dict[str, Any]]], classes: list[list[int]]) -> list[object]:
+def _objects(devices: list[tuple[int, dict[str, Any]]], classes: list[list[int]],
+             request: list[int] | None = None) -> list[object]:
     objs: list[object] = []
     for n, (driver, dev) in enumerate(devices):
         attrs = {k: ATTRS[k][i % len(ATTRS[k])] for k, i in dev["attributes"].items()}
@@ -71,11 +72,18 @@ def _objects(devices: list[tuple[int, dict[str, Any]]], classes: list[list[int]]
         doc = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": f"c{c}"},
                "spec": {"selectors": [{"cel": {"expression": EXPRESSIONS[i]}} for i in selectors]}}
         objs.append(msgspec.convert(doc, type=r.DeviceClass, dec_hook=quantity_dec_hook))
+    if request is not None:  # a claim narrowing class c0 by its own selectors: the request's reach too
+        doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+               "metadata": {"name": "claim", "namespace": "default"},
+               "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                   "deviceClassName": "c0",
+                   "selectors": [{"cel": {"expression": EXPRESSIONS[i]}} for i in request]}}]}}}
+        objs.append(msgspec.convert(doc, type=r.ResourceClaim, dec_hook=quantity_dec_hook))
     return objs
 
 
-def _pass(objs: list[object], version: str, grouped: bool, monkeypatch: pytest.MonkeyPatch) -> SelectorPass:
-    with monkeypatch.context() as m:
+def _pass(objs: list[object], version: str, grouped: bool) -> SelectorPass:
+    with pytest.MonkeyPatch.context() as m:
         if not grouped:
             m.setattr(rules_cel, "group_devices", lambda ctx, env: None)
         ctx = LintContext.build(objs, version, lint_features(version))
@@ -86,19 +94,21 @@ def _shape(done: SelectorPass) -> tuple[object, ...]:
     def ids(devices: list[Any] | None) -> list[str] | None:
         return None if devices is None else [d.id for d in devices]
     return (done.findings,
-            {k: (ids(v.matched), v.blocked, ids(v.before)) for k, v in done.classes.items()})
+            {k: (ids(v.matched), v.blocked, ids(v.before)) for k, v in done.classes.items()},
+            {k: (ids(v.matched), v.blocked, ids(v.before)) for k, v in done.requests.items()})
 
 
 @settings(max_examples=examples(150), deadline=None)
 @given(devices=st.lists(st.tuples(st.integers(0, 1), _device), min_size=1, max_size=8),
        classes=st.lists(st.lists(st.integers(0, len(EXPRESSIONS) - 1), min_size=1, max_size=3),
                         min_size=1, max_size=3),
+       request=st.one_of(st.none(), st.lists(st.integers(0, len(EXPRESSIONS) - 1), min_size=1, max_size=2)),
        version=st.sampled_from(sorted(LINT_VERSIONS)))
 def test_groups_give_the_outcomes_of_every_device(devices: list[tuple[int, dict[str, Any]]],
-                                                 classes: list[list[int]], version: str) -> None:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        objs = _objects(devices, classes)
-        assert _shape(_pass(objs, version, True, monkeypatch)) == _shape(_pass(objs, version, False, monkeypatch))
+                                                 classes: list[list[int]], request: list[int] | None,
+                                                 version: str) -> None:
+    objs = _objects(devices, classes, request)
+    assert _shape(_pass(objs, version, True)) == _shape(_pass(objs, version, False))
 
 
 def test_equal_content_shares_a_group_and_a_conversion_error_none() -> None:

@@ -61,15 +61,15 @@ class _Outcome:
 def _evaluate(program: Program, devices: Sequence[DeviceView]) -> _Outcome:
     out = _Outcome()
     # A program with known reads gives every device of a content group (group_devices) one outcome.
-    by_group: dict[int, bool | CelRuntimeError] | None = {} if program.reads is not None else None
+    shared = program.reads is not None
+    by_group: dict[int, bool | CelRuntimeError] = {}
     for d in devices:
-        group = d.group
-        if by_group is None or group is None:
+        group = d.group if shared else None
+        res = by_group.get(group) if group is not None else None
+        if res is None:
             res = program.evaluate(d.input)
-        else:
-            res = by_group.get(group)  # type: ignore[assignment]
-            if res is None:
-                res = by_group[group] = program.evaluate(d.input)
+            if group is not None:
+                by_group[group] = res
         if isinstance(res, CelRuntimeError):
             out.errors.setdefault(res.message, []).append(d)
         elif res:
