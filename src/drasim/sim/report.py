@@ -441,16 +441,7 @@ def event_documents(result: SimulationResult) -> list[EventDocument]:
         source = source_parts.get(component)
         if source is None:
             source = source_parts[component] = EventSource(component=component)
-        first_text = stamps.get(when) if when.tzinfo is UTC else None
-        if first_text is None:
-            first_text = _rfc3339(when)
-            if when.tzinfo is UTC:
-                stamps[when] = first_text
-        last_text = stamps.get(last) if last.tzinfo is UTC else None
-        if last_text is None:
-            last_text = _rfc3339(last)
-            if last.tzinfo is UTC:
-                stamps[last] = last_text
+        first_text, last_text = _stamp_text(stamps, when), _stamp_text(stamps, last)
         # Positional (100,000 events for 50,000 pods): the class's own default apiVersion and kind objects, which
         # the writers leave out of the struct's encoding and write as the head.
         out.append(EventDocument(
@@ -548,6 +539,16 @@ def _plugins_once(seen: dict[tuple[tuple[str, int], ...], dict[str, int]], items
     else:
         shared.add(id(found))
     return found
+
+
+def _stamp_text(stamps: dict[datetime, str], when: datetime) -> str:
+    """`_rfc3339(when)`, remembered in `stamps` for UTC instants (the events of a run share few)."""
+    if when.tzinfo is not UTC:
+        return _rfc3339(when)
+    text = stamps.get(when)
+    if text is None:
+        text = stamps[when] = _rfc3339(when)
+    return text
 
 
 def _rfc3339(when: datetime) -> str:
