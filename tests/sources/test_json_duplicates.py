@@ -148,3 +148,68 @@ def test_a_quote_before_a_colon_in_a_string_is_no_key() -> None:
                        "metadata": {"name": "a", "labels": {'x": ': 'y":', "z": "1"}}}, indent=1).encode()
     assert duplicate_keys(data, compact=compact_json(data)) is False
     assert jsonkeys._fewer_keys(compact_json(data), len)  # the alarm went off
+
+
+# Elements msgspec writes back as they are, and others: escapes, `1.50`, `1e2`, numbers msgspec refuses.
+class Spelt(dict[str, str]):
+    """An object whose values are JSON texts, written as they are."""
+
+
+SPELLINGS = ["1.50", "1e2", "1e400", "-0", '"\\u0041"', '"\\/"', str(2**70), "1.0", '"a\\"\\\\b"']
+spelt_items = st.one_of(json_values, st.dictionaries(keys, st.sampled_from(SPELLINGS), max_size=3).map(Spelt))
+listish = st.tuples(st.lists(spelt_items, max_size=5),
+                    st.dictionaries(st.sampled_from(["apiVersion", "kind", "metadata", "zz"]), json_values, max_size=3),
+                    st.sampled_from(["list", "array", "items twice", "items nested first"]))
+
+
+def _listish_text(items: list[Any], extra: dict[str, Any], shape: str, indent: int | None, twice: int | None) -> str:
+    """A List (keys around `items`) or an array of `items`, elements written as drawn (`spelt_items` hold their
+    own spelling as strings); `twice`: the element (or, past them, the List itself) given a key twice."""
+    def element(i: int, value: Any) -> str:
+        if isinstance(value, Spelt) and i != twice:
+            return "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in value.items()) + "}"
+        if i == twice and isinstance(value, dict) and value:
+            return _dup_text(dict(value) if not isinstance(value, Spelt) else {k: 0 for k in value}, [], indent)
+        return json.dumps(value, indent=indent)
+    array = "[" + ",\n ".join(element(i, v) for i, v in enumerate(items)) + "]"
+    if shape == "array":
+        return array
+    parts = [f"{json.dumps(k)}: {json.dumps(v, indent=indent)}" for k, v in extra.items()]
+    if shape == "items nested first":
+        parts.insert(0, f'"metadata": {{"items": {json.dumps(items[:1])}}}')
+    parts.append(f'"items": {array}')
+    if shape == "items twice":
+        parts.insert(0, f'"items": {json.dumps(items[1:])}')
+    if twice is not None and twice >= len(items) and shape != "items twice":
+        parts.append('"items": []')
+    return "{" + ",\n".join(parts) + "}"
+
+
+@settings(max_examples=examples(400))
+@given(listish, st.sampled_from([None, 0, 2]), st.one_of(st.none(), st.integers(0, 6)))
+def test_a_list_read_element_by_element_answers_as_the_exact_parse(
+        drawn: tuple[list[Any], dict[str, Any], str], indent: int | None, twice: int | None) -> None:
+    """The List (and array) path, each element written back by msgspec or else parsed alone, answers as the parse
+    of the whole text as written: elements with a key twice, a List with `items` twice, elements msgspec spells
+    otherwise, a key's `items` array before the List's."""
+    items, extra, shape = drawn
+    raw = _listish_text(items, extra, shape, indent, twice).encode()
+    exact = jsonkeys._sets_twice(raw, len)
+    assert duplicate_keys(raw, compact=compact_json(raw)) is exact
+
+
+def test_a_fleet_like_list_is_answered_by_its_elements() -> None:
+    """A List msgspec writes back element for element is answered without `_fewer_keys`; a key twice in the
+    last element, or `items` twice, is still found."""
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"a": "1"}}}
+             for i in range(3)]
+    raw = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2).encode()
+    assert jsonkeys._items_distinct(compact_json(raw)) is False
+    assert duplicate_keys(raw, compact=compact_json(raw)) is False
+    twice = raw[:raw.rfind(b'"name": "n2"')] + b'"name": "n2", "name": "n3"' + raw[raw.rfind(b'"name": "n2"') + 12:]
+    assert duplicate_keys(twice, compact=compact_json(twice)) is True
+    items_twice = raw.replace(b'"items": [', b'"items": [], "items": [', 1)
+    assert duplicate_keys(items_twice, compact=compact_json(items_twice)) is True
+    spaced = raw.replace(b'"a": "1"', b'"a b": "1", "ab": "2"')  # equal keys without their spaces: the exact parse
+    assert jsonkeys._items_distinct(compact_json(spaced)) is True
+    assert duplicate_keys(spaced, compact=compact_json(spaced)) is False

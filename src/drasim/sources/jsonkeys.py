@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from drasim.api.decode import gc_paused
 from drasim.errors import InputError
 
@@ -47,6 +49,10 @@ def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[st
     keys matter, so objects are never built and numbers only handed to `number` (it may raise). With
     `compact` (the data's `compact_json`; the data must be well-formed JSON, decoded before), `_fewer_keys`
     reads that instead, and the data as written is parsed only on a hit there."""
+    if compact is not None and number is len:
+        items = _items_distinct(compact)
+        if items is not None:
+            return items and _sets_twice(bytes(data) if isinstance(data, memoryview) else data, number)
     if compact is not None and not _fewer_keys(compact, number):
         return False
     return _sets_twice(bytes(data) if isinstance(data, memoryview) else data, number)  # json reads no views
@@ -78,6 +84,59 @@ def _fewer_keys(compact: bytes, number: Callable[[str], Any]) -> bool:
         json_module.loads(compact, object_hook=keys.extend, parse_int=number, parse_float=number,
                           parse_constant=number)
     return len(keys) != compact.count(b'":')
+
+
+class _Items(msgspec.Struct):
+    items: list[msgspec.Raw]
+
+
+_items_decoder = msgspec.json.Decoder(_Items)
+_array_decoder = msgspec.json.Decoder(list[msgspec.Raw])
+_any_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+
+def _items_distinct(compact: bytes) -> bool | None:
+    """For compact well-formed JSON that is an array or an object with `items` (a List): whether some key may be
+    set twice (True: the exact parse decides); None when there is no such array or it is not where it was
+    looked for (`_fewer_keys` decides). An element whose dicts msgspec writes back byte for byte sets no key
+    twice (a dict holds each key once): 0.35 CPU-s for the 5,000-node fleet's elements against `_fewer_keys`'
+    0.58, and one element at a time keeps no tree nor str copy of the text alive. Other elements (escapes,
+    numbers spelt otherwise) get the exact parse one by one; the text around the elements, once."""
+    try:
+        if compact[:1] == b"[":
+            items, start = _array_decoder.decode(compact), 1
+        else:
+            # `"items":[` opens some key's array wherever it is found (no string holds a bare quote); which key's
+            # does not matter: the elements are compared with the text found there.
+            items, start = _items_decoder.decode(compact).items, compact.find(b'"items":[') + 9
+            if start < 9:
+                return None
+    except msgspec.ValidationError:
+        return None
+    at, last = start, len(items) - 1
+    if not items:
+        at += 1
+        if compact[start:at] != b"]":
+            return None
+    with gc_paused():
+        for k, raw in enumerate(items):
+            text = memoryview(raw)
+            try:
+                written = _encoder.encode(_any_decoder.decode(text))
+            except (msgspec.DecodeError, ValueError, OverflowError):  # msgspec's own limits: the exact parse
+                written = b""
+            size = len(written)
+            if not (written and compact.startswith(written, at)):  # memcmp (a memoryview's == goes byte by byte)
+                if not compact.startswith(text, at):
+                    return None
+                if _sets_twice(bytes(text), len):
+                    return True
+                size = len(text)
+            at += size + 1
+            if compact[at - 1:at] != (b"," if k < last else b"]"):
+                return None
+    return _sets_twice(compact[:start] + compact[at - 1:], len)
 
 
 def _sets_twice(text: bytes | bytearray, number: Callable[[str], Any]) -> bool:
