@@ -213,3 +213,11 @@ def test_a_fleet_like_list_is_answered_by_its_elements() -> None:
     spaced = raw.replace(b'"a": "1"', b'"a b": "1", "ab": "2"')  # equal keys without their spaces: the exact parse
     assert jsonkeys._items_distinct(compact_json(spaced)) is True
     assert duplicate_keys(spaced, compact=compact_json(spaced)) is False
+
+
+@pytest.mark.parametrize("data", [b'{"apiVersion": "v1", "kind": "List", "items": [{"a": 1 2, "a": 3}]}',
+                                  b'[{"a": 1, "a": 2}, tr ue]', b'{"a": 1, "a": 2'])
+def test_a_syntax_error_comes_before_a_key_set_twice(data: bytes) -> None:
+    """The duplicate check reads the compact copy before the decode (to free it early): on malformed text, which
+    the copy may not be (`1 2`), the decode's syntax error is the answer, as when the check came after it."""
+    assert error_of(data).message.startswith("invalid JSON: ")

@@ -12,7 +12,8 @@ import msgspec
 from drasim.api.decode import gc_paused
 from drasim.errors import InputError
 
-__all__ = ["JSON_TOKEN", "check_json_duplicates", "compact_json", "duplicate_keys"]
+__all__ = ["JSON_TOKEN", "check_json_duplicates", "compact_json", "duplicate_key_error", "duplicate_keys",
+           "json_sets_twice"]
 
 # A JSON string (group 1: the colon that makes it a key) or a bracket: what the error paths walk to find a place.
 JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
@@ -34,12 +35,22 @@ def check_json_duplicates(data: bytes, *, source: str, compact: bytes | None = N
     """`InputError` for a key set twice in one JSON object, with both lines, as Kubernetes' strict decoding
     refuses it (msgspec, like Go's encoding/json, would keep the last one silently). `compact`: the data's
     `compact_json`, when the caller has it."""
+    if json_sets_twice(data, compact=compact):
+        raise duplicate_key_error(data, source=source)
+
+
+def json_sets_twice(data: bytes, *, compact: bytes | None = None) -> bool:
+    """`duplicate_keys`, False for JSON it cannot read: malformed in a way msgspec accepts, or malformed at all
+    when asked before the decode, whose syntax error then comes first (the answer is used after it)."""
     try:
-        duplicated = duplicate_keys(data, compact=compact)
-    except ValueError:  # malformed in a way msgspec accepted (it parsed first): nothing to add
-        return
-    if duplicated:
-        raise _locate_duplicate(data.decode("utf-8", "replace"), source)
+        return duplicate_keys(data, compact=compact)
+    except ValueError:
+        return False
+
+
+def duplicate_key_error(data: bytes, *, source: str) -> InputError:
+    """The error for the first key set twice in `data` (only on the error path: a Python walk over the tokens)."""
+    return _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
 def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[str], Any] = len,
@@ -47,8 +58,9 @@ def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[st
     """Whether some object of the JSON sets a key twice (ValueError if it is malformed). Costs a second parse
     in C (about 4 ms per MB, with the cyclic collector paused: the parse allocates millions of tuples); only
     keys matter, so objects are never built and numbers only handed to `number` (it may raise). With
-    `compact` (the data's `compact_json`; the data must be well-formed JSON, decoded before), `_fewer_keys`
-    reads that instead, and the data as written is parsed only on a hit there."""
+    `compact` (the data's `compact_json`; the answer holds for well-formed data: the data must have been decoded,
+    or be decoded before the answer is used) the elements of a List (`_items_distinct`), or else `_fewer_keys`,
+    read that instead, and the data as written is parsed only on a hit there."""
     if compact is not None and number is len:
         items = _items_distinct(compact)
         if items is not None:
