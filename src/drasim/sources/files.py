@@ -22,14 +22,7 @@ from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes,
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache, yamlfast, yamlscalars
-from drasim.sources.jsonkeys import (
-    JSON_TOKEN,
-    check_json_duplicates,
-    compact_json,
-    duplicate_key_error,
-    duplicate_keys,
-    json_sets_twice,
-)
+from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, compact_json, duplicate_keys, json_sets_twice
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "check_json_depth",
@@ -376,10 +369,9 @@ def _locate_too_deep(text: str, source: str) -> InputError:
 
 
 def _decode_json(data: bytes, source: str, keep_going: bool, twice: bool) -> DecodeResult:
-    """The JSON's objects; `twice`: its `json_sets_twice`, refused once the decode found no syntax error first."""
     result = decode_json_bytes(data, source=source, keep_going=keep_going)
     if twice:
-        raise duplicate_key_error(data, source=source)
+        check_json_duplicates(data, source=source)  # json_sets_twice's yes, refused once the syntax is known good
     return result
 
 

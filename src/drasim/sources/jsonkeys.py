@@ -12,8 +12,7 @@ import msgspec
 from drasim.api.decode import gc_paused
 from drasim.errors import InputError
 
-__all__ = ["JSON_TOKEN", "check_json_duplicates", "compact_json", "duplicate_key_error", "duplicate_keys",
-           "json_sets_twice"]
+__all__ = ["JSON_TOKEN", "check_json_duplicates", "compact_json", "duplicate_keys", "json_sets_twice"]
 
 # A JSON string (group 1: the colon that makes it a key) or a bracket: what the error paths walk to find a place.
 JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
@@ -36,7 +35,7 @@ def check_json_duplicates(data: bytes, *, source: str, compact: bytes | None = N
     refuses it (msgspec, like Go's encoding/json, would keep the last one silently). `compact`: the data's
     `compact_json`, when the caller has it."""
     if json_sets_twice(data, compact=compact):
-        raise duplicate_key_error(data, source=source)
+        raise _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
 def json_sets_twice(data: bytes, *, compact: bytes | None = None) -> bool:
@@ -46,11 +45,6 @@ def json_sets_twice(data: bytes, *, compact: bytes | None = None) -> bool:
         return duplicate_keys(data, compact=compact)
     except ValueError:
         return False
-
-
-def duplicate_key_error(data: bytes, *, source: str) -> InputError:
-    """The error for the first key set twice in `data` (only on the error path: a Python walk over the tokens)."""
-    return _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
 def duplicate_keys(data: bytes | bytearray | memoryview, *, number: Callable[[str], Any] = len,
