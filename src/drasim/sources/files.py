@@ -22,7 +22,7 @@ from drasim.api.decode import DecodeResult, decode_documents, decode_json_bytes,
 from drasim.api.kinds import KubeObject
 from drasim.errors import InputError
 from drasim.sources import parsecache, yamlfast, yamlscalars
-from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, compact_json, duplicate_keys, json_sets_twice
+from drasim.sources.jsonkeys import JSON_TOKEN, check_json_duplicates, compact_json, duplicate_keys, keys_twice, minify
 from drasim.sources.reading import describe, read_bounded, too_big, walk
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "AliasBudget", "LoadResult", "check_json_depth",
@@ -199,17 +199,18 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
                     raise deep from None
             else:
                 try:
-                    return _guard_depth(lambda: _decode_json(data, source, keep_going,
-                                                             json_sets_twice(data, compact=compact)), source)
+                    twice = keys_twice(data, compact=compact)
+                    return _guard_depth(lambda: _decode_json(data, source, keep_going, twice), source)
                 except InputError as exc:
                     if not exc.message.startswith("invalid JSON:"):  # a syntax error: YAML's flow style may read it
                         raise
     elif json:
-        compact = compact_json(data)
+        minified = minify(data)
+        compact = minified or compact_json(data)  # strings as written or not: the depth and the keys are the same
         check_json_depth(data, source=source, compact=compact)
-        twice = json_sets_twice(data, compact=compact)
-        del compact  # freed before the typed decode allocates (70 MB of the 5,000-node fleet's 168)
-        return _guard_depth(lambda: _decode_json(data, source, keep_going, twice), source)
+        twice = keys_twice(data, compact=compact)
+        del compact  # a copy the decode does not read is freed before it allocates
+        return _guard_depth(lambda: _decode_json(data, source, keep_going, twice, minified), source)
     return _load_yaml(data, source=source, budget=budget, keep_going=keep_going)
 
 
@@ -320,8 +321,8 @@ def check_json_depth(data: bytes, *, source: str, compact: bytes | None = None) 
     down, before any (recursive) decoder sees the JSON. Linear, in C but for one pass over the brackets (1.3 ms
     per MB of a fleet dump, a tenth of the decode): escapes go first, then every byte but brackets and quotes,
     then the strings, which pair up as the quotes left alternate (dropping two adjacent ones keeps that).
-    `compact`: the data's `compact_json`, read instead when the data has no escape (same brackets and quotes:
-    with an escape, a malformed `\\ "` would turn into an escaped quote)."""
+    `compact`: the data's `compact_json` (or `minify`), read instead when the data has no escape (same brackets
+    and quotes: with an escape, a malformed `\\ "` would turn into an escaped quote)."""
     unescaped = (data.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in data
                  else compact if compact is not None else data)
     structure = unescaped.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
@@ -368,10 +369,11 @@ def _locate_too_deep(text: str, source: str) -> InputError:
     return InputError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", source=source)
 
 
-def _decode_json(data: bytes, source: str, keep_going: bool, twice: bool) -> DecodeResult:
-    result = decode_json_bytes(data, source=source, keep_going=keep_going)
+def _decode_json(data: bytes, source: str, keep_going: bool, twice: bool,
+                 minified: bytes | None = None) -> DecodeResult:
+    result = decode_json_bytes(data, source=source, keep_going=keep_going, minified=minified)
     if twice:
-        check_json_duplicates(data, source=source)  # json_sets_twice's yes, refused once the syntax is known good
+        check_json_duplicates(data, source=source)  # keys_twice's yes, refused once the syntax is known good
     return result
 
 
