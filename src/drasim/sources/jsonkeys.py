@@ -78,10 +78,10 @@ def compact_json(data: bytes) -> bytes:
 
 
 def minify(data: bytes) -> bytes | None:
-    """The JSON without whitespace between its tokens, each token as written (msgspec's format, 0.18 CPU-s for the
-    5,000-node fleet against compact_json's 0.1): the typed decode reads it instead of the data, and so may the
-    depth guard and the duplicate check. None when msgspec refuses the text: its decode of the data says why
-    and where (the format's own words differ)."""
+    """The JSON without whitespace between its tokens, each token as written (msgspec's format: ~0.2 CPU-s for
+    the 5,000-node fleet against compact_json's 0.1, paid back by the typed decode reading it instead of the
+    data), for the depth guard and the duplicate check too. None when msgspec refuses the text: the decode of
+    the data says why and where (the format's own words differ)."""
     try:
         return msgspec.json.format(data, indent=-1)
     except (msgspec.DecodeError, RecursionError):
