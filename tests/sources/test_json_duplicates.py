@@ -221,3 +221,13 @@ def test_a_syntax_error_comes_before_a_key_set_twice(data: bytes) -> None:
     """The duplicate check reads the compact copy before the decode (to free it early): on malformed text, which
     the copy may not be (`1 2`), the decode's syntax error is the answer, as when the check came after it."""
     assert error_of(data).message.startswith("invalid JSON: ")
+
+
+def test_a_kind_set_twice_past_the_envelope_peek_is_read_as_written() -> None:
+    """Whitespace keeps the second `kind` out of the envelope's peek at the text; the minified copy would not:
+    such an item keeps the answer of the text as written (the first `kind` chooses the decoder)."""
+    item = ('{"apiVersion": "resource.k8s.io/v1",' + " " * 250 + '"kind": "DeviceClass", "metadata": {"name": "a"}, '
+            '"spec": {"selectors": []}, "kind": "ResourceClaim"}')
+    with pytest.raises(InputError) as err:
+        load_bytes(f"[{item}]".encode(), source="f.json", json=True)
+    assert 'ResourceClaim/a: spec.selectors: unknown field "selectors"' in str(err.value)

@@ -200,6 +200,7 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
             else:
                 try:
                     twice = keys_twice(data, compact=compact)
+                    del compact  # freed before the decode allocates; the YAML fallback does not read it
                     return _guard_depth(lambda: _decode_json(data, source, keep_going, twice), source)
                 except InputError as exc:
                     if not exc.message.startswith("invalid JSON:"):  # a syntax error: YAML's flow style may read it
@@ -210,7 +211,8 @@ def load_bytes(data: bytes, *, source: str, json: bool | None = None,
         check_json_depth(data, source=source, compact=compact)
         twice = keys_twice(data, compact=compact)
         del compact  # a copy the decode does not read is freed before it allocates
-        return _guard_depth(lambda: _decode_json(data, source, keep_going, twice, minified), source)
+        # A key set twice: the text as written (the envelope's peek could see a second `kind` in the copy).
+        return _guard_depth(lambda: _decode_json(data, source, keep_going, twice, None if twice else minified), source)
     return _load_yaml(data, source=source, budget=budget, keep_going=keep_going)
 
 
@@ -372,8 +374,7 @@ def _locate_too_deep(text: str, source: str) -> InputError:
 def _decode_json(data: bytes, source: str, keep_going: bool, twice: bool,
                  minified: bytes | None = None) -> DecodeResult:
     result = decode_json_bytes(data, source=source, keep_going=keep_going, minified=minified)
-    if twice:
-        check_json_duplicates(data, source=source)  # keys_twice's yes, refused once the syntax is known good
+    check_json_duplicates(data, source=source, twice=twice)  # keys_twice's answer, refused once the syntax is good
     return result
 
 

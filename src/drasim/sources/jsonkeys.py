@@ -30,11 +30,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> None:
         raise _DuplicateKey
 
 
-def check_json_duplicates(data: bytes, *, source: str, compact: bytes | None = None) -> None:
+def check_json_duplicates(data: bytes, *, source: str, twice: bool | None = None) -> None:
     """`InputError` for a key set twice in one JSON object, with both lines, as Kubernetes' strict decoding
-    refuses it (msgspec, like Go's encoding/json, would keep the last one silently). `compact`: the data's
-    `compact_json`, when the caller has it."""
-    if keys_twice(data, compact=compact):
+    refuses it (msgspec, like Go's encoding/json, would keep the last one silently). `twice`: `keys_twice`'s
+    answer, when the caller has it."""
+    if keys_twice(data) if twice is None else twice:
         raise _locate_duplicate(data.decode("utf-8", "replace"), source)
 
 
