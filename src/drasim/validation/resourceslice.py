@@ -164,10 +164,9 @@ class SliceChecker(CapacityPolicyChecker):
         """Validate a slice; returns it as the API server stores it (fields of disabled gates dropped)."""
         self.metadata(s.metadata, namespaced=False)
         spec = s.spec
-        path = "spec"
-        self.driver_name(spec.driver, child(path, "driver"))
-        pool_path = child(path, "pool")
-        self.pool_name(spec.pool.name, child(pool_path, "name"))
+        path, pool_path = "spec", "spec.pool"  # literal paths: every slice of a fleet passes here
+        self.driver_name(spec.driver, "spec.driver")
+        self.pool_name(spec.pool.name, "spec.pool.name")
         if spec.pool.resource_slice_count <= 0:
             self.invalid(
                 child(pool_path, "resourceSliceCount"),
@@ -198,10 +197,10 @@ class SliceChecker(CapacityPolicyChecker):
             "optional_node_operations", child(path, "skipNodeOperations")
         ):
             skip_ops = None
-        devices_path = child(path, "devices")
+        devices_path = "spec.devices"
         clean = _clean_devices(spec.devices, self.features)
         all_clean = all(clean)
-        devices = list(spec.devices) if all_clean else [
+        devices = spec.devices if all_clean else [
             d if ok else self._drop_device_fields(d, index(devices_path, i))
             for i, (d, ok) in enumerate(zip(spec.devices, clean, strict=True))]
 
@@ -209,7 +208,7 @@ class SliceChecker(CapacityPolicyChecker):
         if spec.node_name is not None:
             if spec.node_name:
                 set_fields.append("`nodeName`")
-                self.node_name(spec.node_name, child(path, "nodeName"))
+                self.node_name(spec.node_name, "spec.nodeName")
             else:
                 self.invalid(
                     child(path, "nodeName"), "", "must be either unset or set to a non-empty string"
@@ -262,17 +261,22 @@ class SliceChecker(CapacityPolicyChecker):
                 lambda d: d.name,
                 devices_path,
             )
-        self.set(
-            shared_counters,
-            RESOURCE_SLICE_MAX_COUNTER_SETS,
-            self.counter_set,
-            lambda c: c.name,
-            child(path, "sharedCounters"),
-        )
+        if shared_counters:
+            self.set(
+                shared_counters,
+                RESOURCE_SLICE_MAX_COUNTER_SETS,
+                self.counter_set,
+                lambda c: c.name,
+                child(path, "sharedCounters"),
+            )
         if partition_type is not None:
             self.partition_type_attribute(partition_type, spec.driver, devices, path)
         if skip_ops is not None:
             self.skip_node_operations(skip_ops, child(path, "skipNodeOperations"))
+        if (devices is spec.devices and per_device is spec.per_device_node_selection
+                and shared_counters is spec.shared_counters and partition_type is spec.partition_type_attribute
+                and skip_ops is spec.skip_node_operations):
+            return s  # nothing dropped (a fleet's slices): stored as written, as a claim is
         return struct_replace(s, spec=struct_replace(
             spec, per_device_node_selection=per_device, shared_counters=shared_counters,
             partition_type_attribute=partition_type, skip_node_operations=skip_ops, devices=devices))
