@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from drasim.api.decode import decode_object
 from drasim.api.encode import encode_object
 from drasim.api.gates import ValidationFeatures
+from drasim.api.resource import DeviceAttribute
 from drasim.validation import resourceslice
 from drasim.validation.objects import store_object
 from hypothesis_budget import examples
@@ -104,11 +105,50 @@ def test_clean_devices_admitted_as_by_the_full_checks(devices: list[dict[str, An
     doc = _doc(devices, per_device)
     fast = _admitted(doc, features)
     # The full checks: no device taken as clean, no counter consumption remembered as clean.
-    with mock.patch.object(resourceslice, "_clean_device", lambda d, features: False), \
+    with mock.patch.object(resourceslice, "_clean_devices", lambda devices, features: [False] * len(devices)), \
             mock.patch.object(resourceslice, "_CLEAN_CONSUMPTIONS", set()), \
             mock.patch.object(resourceslice, "_MAX_CLEAN", 0):
         full = _admitted(doc, features)
     assert fast == full
+    # The clean devices checked one by one (`clean_device`, then duplicate names) rather than as a set at once.
+    with mock.patch.object(resourceslice, "_nothing_to_report", lambda devices, max_devices: False):
+        assert _admitted(doc, features) == fast
+
+
+def test_too_many_clean_devices_reported_as_by_the_per_device_checks() -> None:
+    doc = _doc([{"name": f"gpu-{i}", "attributes": ["plain"], "capacity": [], "extra": []} for i in range(129)],
+               per_device=False)
+    fast = _admitted(doc, ValidationFeatures())
+    with mock.patch.object(resourceslice, "_nothing_to_report", lambda devices, max_devices: False):
+        assert _admitted(doc, ValidationFeatures()) == fast
+    assert fast[1] == ["error ResourceSlice/s: spec.devices: Too many: 129: must have at most 128 items"]
+
+
+# Attribute values with any mix of fields set: scalars valid and not (long, multi-byte, not semver), lists.
+_SCALARS = {
+    "int_": st.integers(-3, 3),
+    "bool_": st.booleans(),
+    "string": st.one_of(st.text(max_size=70), st.sampled_from(["x" * 64, "x" * 65, "é" * 32, "é" * 33])),
+    "version": st.sampled_from(["1.2.3", "1.2", "01.2.3", "1.2.3-rc.1+b", "", "9" * 62 + ".0.0"]),
+    "ints": st.lists(st.integers(), max_size=2),
+    "bools": st.lists(st.booleans(), max_size=2),
+    "strings": st.lists(st.text(max_size=3), max_size=2),
+    "versions": st.lists(st.sampled_from(["1.0.0", "x"]), max_size=2),
+}
+attribute = st.sets(st.sampled_from(sorted(_SCALARS)), max_size=3).flatmap(
+    lambda fields: st.fixed_dictionaries({f: _SCALARS[f] for f in fields})).map(lambda kw: DeviceAttribute(**kw))
+# Mostly one scalar, the form a fleet publishes: the fast path is taken and gets past the first attribute.
+one_scalar = st.sampled_from(["int_", "bool_", "string", "version"]).flatmap(
+    lambda f: _SCALARS[f].map(lambda v: DeviceAttribute(**{f: v})))
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.dictionaries(st.text(max_size=3), st.one_of(one_scalar, one_scalar, attribute), max_size=6))
+def test_plain_scalars_is_the_per_attribute_scan(attributes: dict[str, DeviceAttribute]) -> None:
+    n_values, irregular = resourceslice._scan_attributes(attributes, True)
+    assert resourceslice._plain_scalars(attributes) == (not irregular)
+    if not irregular:
+        assert n_values == len(attributes)
 
 
 def test_a_fleet_device_is_clean() -> None:
@@ -116,4 +156,4 @@ def test_a_fleet_device_is_clean() -> None:
     doc = _doc([{"name": "gpu-0", "attributes": ["plain", "qualified"], "capacity": ["plain"],
                  "extra": ["counters"]}], per_device=False)
     obj = decode_object(doc, source="test")
-    assert resourceslice._clean_device(obj.spec.devices[0], ValidationFeatures())
+    assert resourceslice._clean_devices(obj.spec.devices, ValidationFeatures()) == [True]

@@ -94,6 +94,8 @@ def _no_memos() -> Iterator[None]:
                 stack.enter_context(mock.patch.object(Checker, name, method.__wrapped__))
         stack.enter_context(mock.patch.object(resourceslice, "valid_qualified_names", lambda names: False))
         stack.enter_context(mock.patch.object(resourceslice, "_plain_scalar", lambda attr: False))
+        stack.enter_context(mock.patch.object(resourceslice, "_plain_scalars", lambda attributes: False))
+        stack.enter_context(mock.patch.object(resourceslice, "valid_dns_labels", lambda names: False))
         stack.enter_context(mock.patch.object(celcheck, "_check", celcheck._check.__wrapped__))
         yield
 

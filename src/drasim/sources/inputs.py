@@ -13,9 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from drasim.api.meta import object_ref
 from drasim.api.profile import ReleaseProfile
-from drasim.controllers.events import ref
 from drasim.errors import DrasimError, InputError, RejectedError
-from drasim.sim.timeline import Apply, Timeline, is_timeline, parse_timeline, resolve_files
 from drasim.sources.files import (
     LoadResult,
     input_files,
@@ -28,6 +26,10 @@ from drasim.validation.findings import Finding
 
 if TYPE_CHECKING:
     from drasim.cluster.snapshot import ClusterSnapshot
+    from drasim.sim.timeline import Apply, Timeline
+
+# drasim.sim.timeline and drasim.controllers (the simulation's modules, a quarter of `drasim validate`'s imports)
+# are imported where Timelines or a simulation's errors are handled: commands that read no Timeline never need them.
 
 __all__ = ["Inputs", "admit_loaded", "read_inputs", "set_namespace"]
 
@@ -84,6 +86,8 @@ class Inputs:
         raises about an object, such as a workload beyond the scale limit, know the object only)."""
         if err.source is not None or err.obj is None:
             return err
+        from drasim.controllers.events import ref
+
         source = next((s for o, s in zip(self.objects, self.sources, strict=True) if ref(o) == err.obj), None)
         if source is None:
             return err
@@ -152,6 +156,8 @@ def read_inputs(paths: Sequence[str], profile: ReleaseProfile, *, stdin: IO[Any]
     found = _timelines(loaded, restricted=load_restrictor == ROOT_ONLY) if timelines else []
     admission = admit_loaded(loaded, profile, check_versions=check_versions, live=live)
     if found and namespace is not None:
+        from drasim.sim.timeline import Apply
+
         for timeline in found:  # a Timeline's objects are applied with the same -n
             for ev in timeline.events:
                 if isinstance(ev.action, Apply):
@@ -179,6 +185,8 @@ def set_namespace(objects: Sequence[Any], sources: Sequence[str], namespace: str
 def _timelines(loaded: LoadResult, *, restricted: bool = True) -> list[Timeline]:
     """The Timeline documents the loader set aside (drasim's own documents), with `file:` references loaded.
     A Timeline that cannot be read is added to the load's errors (like any other document) and left out."""
+    from drasim.sim.timeline import is_timeline, parse_timeline, resolve_files
+
     found: list[Timeline] = []
     for source, where, doc in loaded.own:
         if not is_timeline(doc):
@@ -196,6 +204,8 @@ def _timelines(loaded: LoadResult, *, restricted: bool = True) -> list[Timeline]
 def _load_apply(folder: str, name: str) -> Apply:
     """The objects of a Timeline's `file:` `name` in `folder` (with their apiVersions and unserved documents,
     for admission)."""
+    from drasim.sim.timeline import Apply
+
     loaded = load_paths([os.path.join(folder, name)], named=False)  # the Timeline's author named it: no pipes
     return Apply(objects=tuple(loaded.objects), api_versions=tuple(loaded.api_versions),
                  unserved=tuple(u[1:] for u in loaded.unserved))
@@ -205,6 +215,8 @@ def _check_timeline_files(timeline: Timeline) -> None:
     """Refuse a `file:` that resolves outside the folder of the Timeline naming it (`../`, an absolute path,
     a symbolic link out of it, or such a link inside a folder it names): a manifest from someone else must
     not make drasim read any file on the machine."""
+    from drasim.sim.timeline import Apply
+
     base = _folder(timeline)
     root = os.path.realpath(base or ".")
     for ev in timeline.events:
@@ -238,6 +250,7 @@ def _admit_timelines(timelines: list[Timeline], admission: Admission, profile: R
     in, defaulting, validation with the profile's gates; namespaces looked up among the inputs too): what
     the API server would reject is reported with the inputs' rejections and never applied."""
     from drasim.api.core import Namespace
+    from drasim.sim.timeline import Apply, Timeline
 
     namespaces = [o for o in admission.objects if isinstance(o, Namespace)]
     out = []

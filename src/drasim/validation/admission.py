@@ -140,12 +140,15 @@ def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
         out.findings.append((source, finding))
         out.rejected.append((source, ref))
     position: dict[tuple[str, str, str], int] = {}
+    served: set[tuple[str, str]] = set()  # (kind, apiVersion) found served: a fleet repeats two
     for item in items:
         obj, source = item.obj, item.source
-        if check_versions and not item.live:
+        if check_versions and not item.live and (obj.KIND, item.api_version) not in served:
             # Objects without a recorded apiVersion (a Timeline's) still need their kind served.
             note = _version_check(obj, item.api_version or _served_version(obj.KIND, profile), profile)
-            if note is not None:
+            if note is None:
+                served.add((obj.KIND, item.api_version))
+            else:
                 out.findings.append((source, note))
                 if note.severity == "error":
                     out.rejected.append((source, note.obj))
@@ -154,11 +157,12 @@ def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
             obj = clone_objects([obj])[0]
         _default(obj)
         stored, findings = store_object(obj, features=features, cel_checker=cel_checker)
-        out.findings.extend((source, f) for f in findings)
-        if any(f.severity == "error" for f in findings):
-            out.rejected.append((source, _ref(obj)))
-            out.rejected_written.append((source, obj))
-            continue
+        if findings:  # most objects have none: no generators to build for them
+            out.findings.extend((source, f) for f in findings)
+            if any(f.severity == "error" for f in findings):
+                out.rejected.append((source, _ref(obj)))
+                out.rejected_written.append((source, obj))
+                continue
         key = object_key(stored)
         at = position.get(key) if key is not None else None
         if at is None:
@@ -183,18 +187,23 @@ def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
 
 def _admin_access(out: Admission) -> None:
     """Claims and templates asking for adminAccess in a namespace without the admin-access label."""
+    claims = [(i, obj) for i, obj in enumerate(out.objects) if isinstance(obj, _CLAIM_KINDS)]
+    if not claims:
+        return  # a fleet: thousands of objects, none of them claims
     namespaces = {o.metadata.name: o for o in out.objects if isinstance(o, Namespace)}
-    keep: list[int] = []
-    for i, obj in enumerate(out.objects):
-        if isinstance(obj, r.ResourceClaim | r.ResourceClaimTemplate):
-            problems = check_admin_access(obj, namespaces, strict=True)
-            if problems:
-                out.findings.extend((out.sources[i], f) for f in problems)
-                out.rejected.append((out.sources[i], _ref(obj)))
-                out.rejected_written.append((out.sources[i], out.written[i]))
-                continue
-        keep.append(i)
-    if len(keep) != len(out.objects):
+    refused: set[int] = set()
+    for i, obj in claims:
+        problems = check_admin_access(obj, namespaces, strict=True)
+        if problems:
+            out.findings.extend((out.sources[i], f) for f in problems)
+            out.rejected.append((out.sources[i], _ref(obj)))
+            out.rejected_written.append((out.sources[i], out.written[i]))
+            refused.add(i)
+    if refused:
+        keep = [i for i in range(len(out.objects)) if i not in refused]
         out.objects = [out.objects[i] for i in keep]
         out.sources = [out.sources[i] for i in keep]
         out.written = [out.written[i] for i in keep]
+
+
+_CLAIM_KINDS = (r.ResourceClaim, r.ResourceClaimTemplate)

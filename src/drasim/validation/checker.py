@@ -61,7 +61,7 @@ def per_name(check: NameCheck) -> NameCheck:
             probe = _probe()
             check(probe, name, "")
             found = tuple(probe.findings)
-            assert all(f.path == "" for f in found), check.__name__  # reports at its path only
+            assert not found or all(f.path == "" for f in found), check.__name__  # reports at its path only
             if len(memo) < _MAX_NAMES:
                 memo[name] = found
         for f in found:
@@ -81,28 +81,42 @@ def _no_cel(expression: str, features: ValidationFeatures) -> None:
     raise AssertionError("a check memoised by name compiled CEL")
 
 
+_NO_GATES = cast(ValidationFeatures, _NoGates())
+
+
 def _probe() -> Checker:
-    """A checker for working out what a check of a name alone finds (at the path "")."""
-    return Checker("", cast(ValidationFeatures, _NoGates()), _no_cel)
+    """A checker for working out what a check of a name alone finds (at the path ""): one per name a fleet
+    does not repeat (each slice's and node's own), so it is made cheaply."""
+    return Checker("", _NO_GATES, _no_cel)
 
 
 _VALID_QUALIFIED: set[str] = set()  # names `Checker.qualified_name` finds nothing wrong with
+_VALID_LABELS: set[str] = set()  # names `Checker.dns_label` finds nothing wrong with
 
 
 def valid_qualified_names(names: Collection[str]) -> bool:
     """Whether `Checker.qualified_name` finds nothing wrong with any of `names` (the attribute or capacity
     names of a device, a dict's keys will do). A name found valid is remembered: a fleet's devices repeat one
     set of names, checked then in one pass in C (hashing each device's tuple of names cost more)."""
-    if _VALID_QUALIFIED.issuperset(names):
-        return True
+    return _VALID_QUALIFIED.issuperset(names) or _all_valid(names, _VALID_QUALIFIED, "qualified_name")
+
+
+def valid_dns_labels(names: Collection[str]) -> bool:
+    """Whether `Checker.dns_label` finds nothing wrong with any of `names` (a slice's device names: a fleet's
+    nodes repeat them), remembered as `valid_qualified_names` does."""
+    return _VALID_LABELS.issuperset(names) or _all_valid(names, _VALID_LABELS, "dns_label")
+
+
+def _all_valid(names: Collection[str], valid: set[str], check: str) -> bool:
     probe = _probe()
+    run = getattr(probe, check)
     for name in names:
-        if name in _VALID_QUALIFIED:
+        if name in valid:
             continue
         before = len(probe.findings)
-        probe.qualified_name(name, "")
-        if len(probe.findings) == before and len(_VALID_QUALIFIED) < _MAX_NAMES:
-            _VALID_QUALIFIED.add(name)
+        run(name, "")
+        if len(probe.findings) == before and len(valid) < _MAX_NAMES:
+            valid.add(name)
     return not probe.findings
 
 

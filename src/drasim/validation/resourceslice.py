@@ -24,7 +24,7 @@ from drasim.api.limits import (
     RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
 )
 from drasim.validation.capacitypolicy import CapacityPolicyChecker
-from drasim.validation.checker import Checker, struct_replace, valid_qualified_names
+from drasim.validation.checker import Checker, struct_replace, valid_dns_labels, valid_qualified_names
 from drasim.validation.formats import blen, is_semver
 from drasim.validation.nodealloc import node_allocatable_resources
 from drasim.validation.paths import child, index, map_key
@@ -64,8 +64,8 @@ def _short_value(value: str) -> bool:
 
 def _scan_attributes(attributes: dict[str, r.DeviceAttribute], list_gate: bool) -> tuple[int, set[str]]:
     """How many values a device's attributes hold, and the keys `attribute` must look at (list values, or a
-    scalar `_plain_scalar` would not pass). One tight loop: a fleet has a dozen attributes on every device.
-    With DRAListTypeAttributes off, list values were dropped before, so only scalars are looked at."""
+    scalar `_plain_scalar` would not pass). With DRAListTypeAttributes off, list values were dropped before,
+    so only scalars are looked at."""
     n_values = 0
     irregular: set[str] = set()
     for key, attr in attributes.items():
@@ -76,39 +76,80 @@ def _scan_attributes(attributes: dict[str, r.DeviceAttribute], list_gate: bool) 
             irregular.add(key)
             continue
         n_values += 1
-        text = attr.string
-        if text is None:
-            plain = _plain_scalar(attr)
-        else:  # _plain_scalar's first case, inline: most attributes are strings
-            plain = attr.bool_ is None and attr.int_ is None and attr.version is None and (
-                (len(text) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH and text.isascii()) or _short_value(text))
-        if not plain:
+        if not _plain_scalar(attr):
             irregular.add(key)
     return n_values, irregular
 
 
-def _clean_device(d: r.Device, features: ValidationFeatures) -> bool:
-    """True for a device neither `_drop_device_fields` nor `device` (outside a slice with
-    perDeviceNodeSelection) finds anything in, or changes, but for its name and counters: no gated field of
-    a gate that is off, no per-device node fields, taints, binding conditions or request policies, every
-    attribute one valid scalar, valid names, within the size limits. Most devices of a fleet are; one fused
-    pass over them, the full checks (which build the field paths) for the others."""
-    if (d.taints or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
-            or d.binds_to_node is not None or d.binding_conditions or d.binding_failure_conditions
-            or d.node_allocatable_resource_mappings is not None or d.node_allocatable_resources is not None
-            or (d.allow_multiple_allocations is not None and not features.consumable_capacity)
-            or (d.consumes_counters and not features.partitionable_devices)):
-        return False
-    attributes, capacity = d.attributes, d.capacity
-    if (len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE
-            or len(attributes) > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE):
-        return False
-    if _scan_attributes(attributes, True)[1]:  # a list value, or a scalar `attribute` must look at
-        return False
-    for cap in capacity.values():
-        if cap.request_policy is not None:
+def _plain_scalars(attributes: dict[str, r.DeviceAttribute]) -> bool:
+    """`_scan_attributes(attributes, True)` finds no key to look at: no list value, every scalar one that
+    `_plain_scalar` passes. Its test inline, each field read once: a fleet has a dozen attributes on every
+    device, and this loop was a third of admitting one."""
+    for attr in attributes.values():
+        if attr.ints is not None or attr.bools is not None or attr.strings is not None or attr.versions is not None:
             return False
-    return valid_qualified_names(attributes) and valid_qualified_names(capacity)
+        text = attr.string
+        if text is not None:
+            if attr.int_ is not None or attr.bool_ is not None or attr.version is not None or (
+                    (len(text) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH or not text.isascii()) and not _short_value(text)):
+                return False
+        elif (version := attr.version) is not None:
+            if attr.int_ is not None or attr.bool_ is not None or not _good_version(version):
+                return False
+        elif (attr.bool_ is None) == (attr.int_ is None):
+            return False
+    return True
+
+
+def _clean_devices(devices: Sequence[r.Device], features: ValidationFeatures) -> list[bool]:
+    """For each device, True when neither `_drop_device_fields` nor `device` (outside a slice with
+    perDeviceNodeSelection) finds anything in it, or changes it, but for its name and counters: no gated field
+    of a gate that is off, no per-device node fields, taints, binding conditions or request policies, every
+    attribute one valid scalar, valid names, within the size limits. Most devices of a fleet are; one fused
+    pass over a slice's devices, the full checks (which build the field paths) for the others."""
+    multi_ok, counters_ok = features.consumable_capacity, features.partitionable_devices
+    out = []
+    for d in devices:
+        attributes, capacity = d.attributes, d.capacity
+        if (d.taints or d.node_name is not None or d.node_selector is not None or d.all_nodes is not None
+                or d.binds_to_node is not None or d.binding_conditions or d.binding_failure_conditions
+                or d.node_allocatable_resource_mappings is not None or d.node_allocatable_resources is not None
+                or (d.allow_multiple_allocations is not None and not multi_ok)
+                or (d.consumes_counters and not counters_ok)
+                or len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE
+                or len(attributes) > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE
+                or not _plain_scalars(attributes)):  # a list value, or a scalar `attribute` must look at
+            out.append(False)
+            continue
+        ok = valid_qualified_names(attributes) and valid_qualified_names(capacity)
+        for cap in capacity.values():
+            if cap.request_policy is not None:
+                ok = False
+        out.append(ok)
+    return out
+
+
+def _nothing_to_report(devices: list[r.Device], max_devices: int) -> bool:
+    """True when checking clean `devices` as a set (`clean_device` on each, then duplicate names) would find
+    nothing: within the limit, distinct names known valid, counter consumptions known clean. One pass in C
+    over a slice's names; the per-device checks, which build each field path, run only otherwise."""
+    if len(devices) > max_devices:
+        return False
+    names = [d.name for d in devices]
+    if len(set(names)) != len(names) or not valid_dns_labels(names):
+        return False
+    for d in devices:
+        if d.consumes_counters and _consumption_key(d.consumes_counters) not in _CLEAN_CONSUMPTIONS:
+            return False
+    return True
+
+
+def _consumption_key(consumptions: list[r.DeviceCounterConsumption]) -> tuple[str, tuple[str, ...]] | None:
+    """What `counter_consumptions` judges a single consumption by (its counter set's and counters' names);
+    None for several."""
+    if len(consumptions) != 1:
+        return None
+    return consumptions[0].counter_set, tuple(consumptions[0].counters)
 
 
 @lru_cache(maxsize=4096)
@@ -123,10 +164,9 @@ class SliceChecker(CapacityPolicyChecker):
         """Validate a slice; returns it as the API server stores it (fields of disabled gates dropped)."""
         self.metadata(s.metadata, namespaced=False)
         spec = s.spec
-        path = "spec"
-        self.driver_name(spec.driver, child(path, "driver"))
-        pool_path = child(path, "pool")
-        self.pool_name(spec.pool.name, child(pool_path, "name"))
+        path, pool_path = "spec", "spec.pool"  # literal paths: every slice of a fleet passes here
+        self.driver_name(spec.driver, "spec.driver")
+        self.pool_name(spec.pool.name, "spec.pool.name")
         if spec.pool.resource_slice_count <= 0:
             self.invalid(
                 child(pool_path, "resourceSliceCount"),
@@ -157,16 +197,18 @@ class SliceChecker(CapacityPolicyChecker):
             "optional_node_operations", child(path, "skipNodeOperations")
         ):
             skip_ops = None
-        devices_path = child(path, "devices")
-        clean = [_clean_device(d, self.features) for d in spec.devices]
-        devices = [d if ok else self._drop_device_fields(d, index(devices_path, i))
-                   for i, (d, ok) in enumerate(zip(spec.devices, clean, strict=True))]
+        devices_path = "spec.devices"
+        clean = _clean_devices(spec.devices, self.features)
+        all_clean = all(clean)
+        devices = spec.devices if all_clean else [
+            d if ok else self._drop_device_fields(d, index(devices_path, i))
+            for i, (d, ok) in enumerate(zip(spec.devices, clean, strict=True))]
 
         set_fields = []
         if spec.node_name is not None:
             if spec.node_name:
                 set_fields.append("`nodeName`")
-                self.node_name(spec.node_name, child(path, "nodeName"))
+                self.node_name(spec.node_name, "spec.nodeName")
             else:
                 self.invalid(
                     child(path, "nodeName"), "", "must be either unset or set to a non-empty string"
@@ -203,32 +245,38 @@ class SliceChecker(CapacityPolicyChecker):
 
         # With DRAListTypeAttributes off, list values were dropped above: no need to look for them.
         lists = self.features.list_type_attributes
-        advanced = any(
+        advanced = any(d.consumes_counters for d in devices) if all_clean else any(
             d.taints or d.consumes_counters or (lists and not ok and any_list_values(d.attributes))
             for d, ok in zip(devices, clean, strict=True)
-        )
+        )  # a clean device has no taints and no list values
         max_devices = (
             RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES if advanced else RESOURCE_SLICE_MAX_DEVICES
         )
-        full = bool(per_device) or not all(clean)
-        self.set(
-            devices,
-            max_devices,
-            (lambda d, p: self.device(d, p, bool(per_device))) if full else self.clean_device,
-            lambda d: d.name,
-            child(path, "devices"),
-        )
-        self.set(
-            shared_counters,
-            RESOURCE_SLICE_MAX_COUNTER_SETS,
-            self.counter_set,
-            lambda c: c.name,
-            child(path, "sharedCounters"),
-        )
+        full = bool(per_device) or not all_clean
+        if full or not _nothing_to_report(devices, max_devices):
+            self.set(
+                devices,
+                max_devices,
+                (lambda d, p: self.device(d, p, bool(per_device))) if full else self.clean_device,
+                lambda d: d.name,
+                devices_path,
+            )
+        if shared_counters:
+            self.set(
+                shared_counters,
+                RESOURCE_SLICE_MAX_COUNTER_SETS,
+                self.counter_set,
+                lambda c: c.name,
+                child(path, "sharedCounters"),
+            )
         if partition_type is not None:
             self.partition_type_attribute(partition_type, spec.driver, devices, path)
         if skip_ops is not None:
             self.skip_node_operations(skip_ops, child(path, "skipNodeOperations"))
+        if (devices is spec.devices and per_device is spec.per_device_node_selection
+                and shared_counters is spec.shared_counters and partition_type is spec.partition_type_attribute
+                and skip_ops is spec.skip_node_operations):
+            return s  # nothing dropped (a fleet's slices): stored as written, as a claim is
         return struct_replace(s, spec=struct_replace(
             spec, per_device_node_selection=per_device, shared_counters=shared_counters,
             partition_type_attribute=partition_type, skip_node_operations=skip_ops, devices=devices))
@@ -306,7 +354,7 @@ class SliceChecker(CapacityPolicyChecker):
         return struct_replace(d, **changes) if changes else d
 
     def clean_device(self, d: r.Device, path: str) -> None:
-        """`device` for a device `_clean_device` passed: only its name and counters can be wrong."""
+        """`device` for a device `_clean_devices` passed: only its name and counters can be wrong."""
         self.dns_label(d.name, child(path, "name"))
         if d.consumes_counters:
             self.counter_consumptions(d.consumes_counters, child(path, "consumesCounters"))
@@ -449,7 +497,7 @@ class SliceChecker(CapacityPolicyChecker):
     def counter_consumptions(self, consumptions: list[r.DeviceCounterConsumption], path: str) -> None:
         # One consumption is judged by its counter set's name and its counters' names alone (no gates, no
         # values): a partitioned GPU's devices repeat a few, so one found clean is not checked again.
-        key = (consumptions[0].counter_set, tuple(consumptions[0].counters)) if len(consumptions) == 1 else None
+        key = _consumption_key(consumptions)
         if key is not None and key in _CLEAN_CONSUMPTIONS:
             return
         before = len(self.findings)
