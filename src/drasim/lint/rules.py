@@ -173,6 +173,8 @@ def check_counters(ctx: LintContext) -> list[LintFinding]:
         if len(names_of.get(pool, ())) == len(declared):
             continue  # the pool declares every name declared anywhere: none of its devices can be reported
         for i, d in enumerate(s.spec.devices):
+            if not d.consumes_counters:
+                continue  # most devices: no enumerate over an empty list
             for j, cc in enumerate(d.consumes_counters):
                 owners = declared.get(cc.counter_set)
                 if not owners or pool in owners:
