@@ -35,7 +35,7 @@ def _n(count: int, word: str) -> str:
 def _value_text(d: DeviceView, c: Comparison) -> str | None:
     qualified = f"{c.domain}/{c.name}"
     if c.kind == "capacity":
-        opt = d.input.cap_opt(c.domain, c.name, qualified)
+        opt = d.cap_opt(c.domain, c.name, qualified)
         return str(opt.value) if opt.present else None
     attr = lookup_attribute(d.device, d.driver, qualified)
     if attr is None:
@@ -76,7 +76,7 @@ def _passes_somewhere(c: Comparison, devices: Sequence[DeviceView], env: CelEnvi
         program = compile_selector(c.expression(), env)
     except CelCompileError:
         return False
-    return any(program.evaluate(d.input) is True for d in devices)
+    return any(program.evaluate(d) is True for d in devices)
 
 
 def nearest_miss(expression: str, devices: Sequence[DeviceView], ctx: LintContext) -> str:
