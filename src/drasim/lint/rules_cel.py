@@ -66,12 +66,13 @@ def _evaluate(program: Program, devices: Sequence[DeviceView]) -> _Outcome:
     by_group: dict[int, bool | CelRuntimeError] = {}
     for d in devices:
         group = d.group if shared else None
-        if group is None:
-            res = program.evaluate(d)
+        known = by_group.get(group) if group is not None else None
+        if known is not None:
+            res = known
         else:
-            res = by_group.get(group)
-            if res is None:
-                res = by_group[group] = program.evaluate(d)
+            res = program.evaluate(d)
+            if group is not None:
+                by_group[group] = res
         if res is True:  # evaluate gives True, False or a CelRuntimeError
             matched.append(d)
         elif res is not False:
