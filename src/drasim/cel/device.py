@@ -196,17 +196,13 @@ class DeviceInput:
         driver = self.driver
         key: list[object] = [driver, self.device.allow_multiple_allocations is True]
         for kind, dom, name, qualified in reads:
-            flat: dict[str, Any] = self.attrs if kind == "attributes" else self.caps
-            found = flat.get(name) if dom == driver and "/" not in name else None  # `_find`, inline: per device
-            if found is None:
-                found = flat.get(qualified)
-            if found is None:
-                key.append(None)
-            elif kind == "attributes":
-                key.append(_attribute_token(found))
+            if kind == "attributes":
+                a = _find(self.attrs, driver, dom, name, qualified)
+                key.append(None if a is None else _attribute_token(a))
             else:
+                c = _find(self.caps, driver, dom, name, qualified)
                 # The quantity's whole state (its spelling and format too: string() and friends read them).
-                key.append(found.value.__reduce__()[1])
+                key.append(None if c is None else c.value.__reduce__()[1])
         return tuple(key)
 
     # --- whole maps -------------------------------------------------------------------------

@@ -81,7 +81,8 @@ class DeviceView(DeviceInput):
     __slots__ = ("group", "pool", "slice")
 
     def __init__(self, slc: r.ResourceSlice, device: r.Device) -> None:
-        # DeviceInput's fields set here, not by its __init__: a call less per device.
+        # DeviceInput's fields set here, as Activation does, not by a call to its __init__: one call less for
+        # each of a fleet's 78,400 devices.
         self.driver = slc.spec.driver
         self.device = device
         self.attrs = device.attributes
