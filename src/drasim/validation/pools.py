@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from drasim.api import resource as r
 from drasim.api.gates import ValidationFeatures
@@ -76,17 +75,15 @@ def check_pools(slices: Sequence[r.ResourceSlice], features: ValidationFeatures)
     return findings
 
 
-_NAME = attrgetter("name")
-
-
 def _names_may_repeat(current: list[r.ResourceSlice]) -> bool:
     """Whether two slices of the pool for one node scope may publish a device name twice (one slice alone
-    cannot: a name twice within one object is the API server's own Duplicate error); sets, at C speed."""
+    cannot: a name twice within one object is the API server's own Duplicate error): a set per slice, not a
+    dict entry per device."""
     if len(current) < 2:
         return False
     by_scope: dict[str | None, set[str]] = {}
     for s in current:
-        names = set(map(_NAME, s.spec.devices))
+        names = {d.name for d in s.spec.devices}
         seen = by_scope.setdefault(s.spec.node_name, set())
         if not seen.isdisjoint(names):
             return True
@@ -124,11 +121,8 @@ def _device_findings(current: list[r.ResourceSlice], counter_sets: dict[str, r.C
 def _counter_findings(s: r.ResourceSlice, counter_sets: dict[str, r.CounterSet], pool_id: str, generation: int,
                       findings: list[Finding]) -> None:
     for i, d in enumerate(s.spec.devices):
-        for cc in d.consumes_counters:
-            counter_set = counter_sets.get(cc.counter_set)
-            if counter_set is None or not counter_set.counters.keys() >= cc.counters.keys():
-                _consumption_findings(s, i, d, counter_sets, pool_id, generation, findings)
-                break
+        if d.consumes_counters and not _declared(d, counter_sets):
+            _consumption_findings(s, i, d, counter_sets, pool_id, generation, findings)
 
 
 def _declared(d: r.Device, counter_sets: dict[str, r.CounterSet]) -> bool:
