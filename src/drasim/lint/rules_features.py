@@ -110,6 +110,10 @@ def _claim_uses(spec: r.ResourceClaimSpec, prefix: str) -> Iterator[Use]:
                    "distinctAttribute (consumable capacity)")
 
 
+# The kinds feature_uses looks into (the same list as its branches).
+_GATED_KINDS = (r.ResourceSlice, r.DeviceClass, r.ResourceClaim, r.ResourceClaimTemplate, r.DeviceTaintRule)
+
+
 def feature_uses(obj: object, want: Callable[[str], bool] = _every) -> Iterator[Use]:
     """Every use of a gated DRA feature in one object, as (gate, field path, description), in field order;
     with `want`, only the uses of the gates it is true for (the slices' fields of other gates are skipped)."""
@@ -144,6 +148,8 @@ def check_features(ctx: LintContext) -> list[LintFinding]:
 
     out = []
     for obj in ctx.objects:
+        if not isinstance(obj, _GATED_KINDS):
+            continue  # a fleet's Nodes: no generator and no dict for each
         grouped: dict[tuple[str, str], list[str]] = {}
         for gate, path, what in feature_uses(obj, is_off):
             if not is_off(gate):  # `want` prunes the slices' uses only
