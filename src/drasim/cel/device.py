@@ -99,8 +99,8 @@ def _converts(attrs: dict[str, DeviceAttribute], lists: bool) -> bool:
     valid = _VALID_VERSIONS
     if lists:
         for a in attrs.values():
-            if a.versions is not None or (a.ints is None and a.bools is None and a.strings is None and a.string is None
-                                          and a.int_ is None and a.bool_ is None and a.version not in valid):
+            if a.versions is not None or (a.string is None and a.int_ is None and a.bool_ is None and a.ints is None
+                                          and a.bools is None and a.strings is None and a.version not in valid):
                 return False
         return True
     for a in attrs.values():
