@@ -25,6 +25,8 @@ EMPTY_MAP: dict[str, Any] = {}
 
 _SEMVER_CACHE: dict[str, Semver | str] = {}
 _SEMVER_CACHE_MAX = 65536
+# The version strings of _SEMVER_CACHE that parse (`_converts` asks only this).
+_VALID_VERSIONS: set[str | None] = set()
 
 
 def _semver(text: str) -> Semver | str:
@@ -37,7 +39,10 @@ def _semver(text: str) -> Semver | str:
             hit = f"parse semantic version: {e}"
         if len(_SEMVER_CACHE) >= _SEMVER_CACHE_MAX:
             _SEMVER_CACHE.clear()
+            _VALID_VERSIONS.clear()
         _SEMVER_CACHE[text] = hit
+        if type(hit) is not str:
+            _VALID_VERSIONS.add(text)
     return hit
 
 
@@ -88,8 +93,27 @@ def _check(attrs: dict[str, DeviceAttribute], lists: bool) -> CelRuntimeError | 
     return None
 
 
+def _converts(attrs: dict[str, DeviceAttribute], lists: bool) -> bool:
+    """True when `_check` would find nothing (a fleet has ~1M attributes: this loop is the lean one); False
+    means "ask `_check`", which names the first failing attribute (or finds none: this test is stricter)."""
+    valid = _VALID_VERSIONS
+    if lists:
+        for a in attrs.values():
+            if a.versions is not None or (a.string is None and a.int_ is None and a.bool_ is None and a.ints is None
+                                          and a.bools is None and a.strings is None and a.version not in valid):
+                return False
+        return True
+    for a in attrs.values():
+        if a.string is None and a.int_ is None and a.bool_ is None and a.version not in valid:
+            return False
+    return True
+
+
 def _attribute_token(a: DeviceAttribute) -> tuple[object, ...]:
-    # Every field in its own position: 1 and True (equal in Python) never meet in one slot.
+    # Every field in its own position: 1 and True (equal in Python) never meet in one slot. Scalars alone
+    # (the common case) give a shorter tuple, which never equals a full one.
+    if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
+        return (a.int_, a.bool_, a.string, a.version)
     return (a.int_, a.bool_, a.string, a.version,
             None if a.ints is None else tuple(a.ints), None if a.bools is None else tuple(a.bools),
             None if a.strings is None else tuple(a.strings), None if a.versions is None else tuple(a.versions))
@@ -123,7 +147,8 @@ class DeviceInput:
         """True, or the attribute conversion error every selector on this device fails with."""
         ok = self._ok_lists if lists else self._ok
         if ok is None:
-            ok = (_check(self.attrs, lists) if self.attrs else None) or True
+            attrs = self.attrs
+            ok = True if not attrs or _converts(attrs, lists) else _check(attrs, lists) or True
             if lists:
                 self._ok_lists = ok
             else:
@@ -165,15 +190,17 @@ class DeviceInput:
     def content_key(self, reads: Sequence[Read], lists: bool) -> tuple[object, ...] | None:
         """Everything a program that reads only these entries (cel.reads) can see of the device: equal keys,
         equal outcomes. None when the device fails conversion (the error names an attribute of its own)."""
-        if self.check(lists) is not True:
+        ok = self._ok_lists if lists else self._ok
+        if ok is not True and (ok is not None or self.check(lists) is not True):
             return None
-        key: list[object] = [self.driver, bool(self.device.allow_multiple_allocations)]
+        driver = self.driver
+        key: list[object] = [driver, self.device.allow_multiple_allocations is True]
         for kind, dom, name, qualified in reads:
             if kind == "attributes":
-                a = _find(self.attrs, self.driver, dom, name, qualified)
+                a = _find(self.attrs, driver, dom, name, qualified)
                 key.append(None if a is None else _attribute_token(a))
             else:
-                c = _find(self.caps, self.driver, dom, name, qualified)
+                c = _find(self.caps, driver, dom, name, qualified)
                 # The quantity's whole state (its spelling and format too: string() and friends read them).
                 key.append(None if c is None else c.value.__reduce__()[1])
         return tuple(key)

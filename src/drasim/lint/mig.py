@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from drasim.catalog.nvidia import load_catalog
 from drasim.lint.base import DeviceView
 
 __all__ = ["NVIDIA_DRIVER", "catalog_profiles", "fleet_models", "model_key"]
@@ -22,6 +21,9 @@ def model_key(name: str) -> str:
 @cache
 def catalog_profiles() -> dict[str, frozenset[str]]:
     """Product name (`model_key`) -> MIG profile names; models without MIG map to an empty set."""
+    # Imported here: only a MIG profile literal in a selector reads the catalog (a few ms of every lint's start).
+    from drasim.catalog.nvidia import load_catalog
+
     out: dict[str, frozenset[str]] = {}
     for model in load_catalog().models:
         profiles = frozenset(p.name for p in model.profiles)

@@ -37,8 +37,8 @@ def _expression(sel: r.DeviceSelector) -> str | None:
 def _carries(d: DeviceView, lk: Lookup) -> bool:
     qualified = f"{lk.domain}/{lk.name}"
     if lk.kind == "attributes":
-        return d.input.has_attr(lk.domain, lk.name, qualified)
-    return d.input.has_cap(lk.domain, lk.name, qualified)
+        return d.has_attr(lk.domain, lk.name, qualified)
+    return d.has_cap(lk.domain, lk.name, qualified)
 
 
 def _n(count: int, word: str) -> str:
@@ -60,20 +60,23 @@ class _Outcome:
 
 def _evaluate(program: Program, devices: Sequence[DeviceView]) -> _Outcome:
     out = _Outcome()
+    matched = out.matched
     # A program with known reads gives every device of a content group (group_devices) one outcome.
     shared = program.reads is not None
     by_group: dict[int, bool | CelRuntimeError] = {}
     for d in devices:
         group = d.group if shared else None
-        res = by_group.get(group) if group is not None else None
-        if res is None:
-            res = program.evaluate(d.input)
+        known = by_group.get(group) if group is not None else None
+        if known is not None:
+            res = known
+        else:
+            res = program.evaluate(d)
             if group is not None:
                 by_group[group] = res
-        if isinstance(res, CelRuntimeError):
+        if res is True:  # evaluate gives True, False or a CelRuntimeError
+            matched.append(d)
+        elif res is not False:
             out.errors.setdefault(res.message, []).append(d)
-        elif res:
-            out.matched.append(d)
     return out
 
 
@@ -98,7 +101,7 @@ def group_devices(ctx: LintContext, env: CelEnvironment) -> None:
     lists = env.list_type_attributes
     groups: dict[tuple[object, ...], int] = {}
     for d in ctx.devices:
-        key = d.input.content_key(ordered, lists)
+        key = d.content_key(ordered, lists)
         d.group = None if key is None else groups.setdefault(key, len(groups))
 
 
@@ -115,8 +118,11 @@ def _missing_names(
         missing_get = missing_test = False
         considered: list[DeviceView] = []
         for lk in lookups:
-            pool = [d for d in reach if lk.drivers is None or d.driver in lk.drivers]
-            if not pool or any(_carries(d, lk) for d in pool):
+            drivers = lk.drivers
+            if any(_carries(d, lk) for d in reach if drivers is None or d.driver in drivers):
+                continue  # the usual answer, mostly from the first device: the pool is listed only when not
+            pool = [d for d in reach if drivers is None or d.driver in drivers]
+            if not pool:
                 continue
             considered = considered or pool
             if lk.guarded:

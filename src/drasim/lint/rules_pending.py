@@ -38,7 +38,7 @@ def _message(pod: core.Pod) -> str:
 def _written_refs(ctx: LintContext) -> dict[tuple[str, str, str], str]:
     """(kind, namespace, name) -> the object's ref as written (namespace omitted when the file omits it)."""
     out: dict[tuple[str, str, str], str] = {}
-    for o in ctx.objects:
+    for o in ctx.pods_and_workloads:
         if isinstance(o, core.Pod | Workload):
             meta = o.metadata
             out.setdefault((o.KIND, meta.namespace or "default", meta.name), ref_of(o))
@@ -52,9 +52,9 @@ def _hints(ctx: LintContext, state: ClusterState, key: tuple[str, str]) -> str:
 
 def check_pending(ctx: LintContext) -> list[LintFinding]:
     """pod-pending: pods the simulation of the inputs leaves Pending, one finding per workload and message."""
-    if not any(isinstance(o, core.Pod) for o in ctx.objects) and not ctx.workloads:
+    if not ctx.pods_and_workloads:
         return []
-    if not any(isinstance(o, core.Node) for o in ctx.objects):
+    if not ctx.nodes:
         return [skipped("pod-pending", "no Nodes among the inputs, so there is nothing to schedule on (add the "
                         "fleet's Nodes and ResourceSlices with -f, or read a cluster)")]
     state, records = ctx.simulated()

@@ -35,7 +35,7 @@ def _n(count: int, word: str) -> str:
 def _value_text(d: DeviceView, c: Comparison) -> str | None:
     qualified = f"{c.domain}/{c.name}"
     if c.kind == "capacity":
-        opt = d.input.cap_opt(c.domain, c.name, qualified)
+        opt = d.cap_opt(c.domain, c.name, qualified)
         return str(opt.value) if opt.present else None
     attr = lookup_attribute(d.device, d.driver, qualified)
     if attr is None:
@@ -76,7 +76,7 @@ def _passes_somewhere(c: Comparison, devices: Sequence[DeviceView], env: CelEnvi
         program = compile_selector(c.expression(), env)
     except CelCompileError:
         return False
-    return any(program.evaluate(d.input) is True for d in devices)
+    return any(program.evaluate(d) is True for d in devices)
 
 
 def nearest_miss(expression: str, devices: Sequence[DeviceView], ctx: LintContext) -> str:
@@ -139,7 +139,7 @@ def _capacity_miss(alt: r.ExactDeviceRequest | r.DeviceSubRequest, devices: Sequ
 
 def _request_entries(ctx: LintContext) -> Iterator[tuple[str, str, r.DeviceRequest]]:
     """(object, request path, request) of every claim and template."""
-    for o in ctx.objects:
+    for o in ctx.claims_and_templates:
         spec, prefix = ((o.spec, "spec") if isinstance(o, r.ResourceClaim) else
                         (o.spec.spec, "spec.spec") if isinstance(o, r.ResourceClaimTemplate) else (None, ""))
         if spec is None:
@@ -220,7 +220,7 @@ def check_constraints(ctx: LintContext) -> list[LintFinding]:
         return []
     done = selector_pass(ctx)
     out: list[LintFinding] = []
-    for o in ctx.objects:
+    for o in ctx.claims_and_templates:
         spec, prefix = ((o.spec, "spec") if isinstance(o, r.ResourceClaim) else
                         (o.spec.spec, "spec.spec") if isinstance(o, r.ResourceClaimTemplate) else (None, ""))
         if spec is None:
@@ -285,7 +285,7 @@ def check_classes_exist(ctx: LintContext) -> list[LintFinding]:
 
 
 def _pod_specs(ctx: LintContext) -> Iterator[tuple[str, str, core.PodSpec]]:
-    for o in ctx.objects:
+    for o in ctx.pods_and_workloads:
         if isinstance(o, core.Pod):
             yield ref_of(o), "spec", o.spec
         elif isinstance(o, Workload):
@@ -295,7 +295,7 @@ def _pod_specs(ctx: LintContext) -> Iterator[tuple[str, str, core.PodSpec]]:
 def check_unbacked_extended(ctx: LintContext) -> list[LintFinding]:
     """extended-resource-unbacked: a container requesting an extended resource that no Node advertises
     and no DeviceClass serves (`extendedResourceName` or the implicit class name)."""
-    nodes = [o for o in ctx.objects if isinstance(o, core.Node)]
+    nodes = ctx.nodes
     if not nodes and not ctx.slices:
         return []  # a workload alone: where it runs is not among the inputs
     out = []
