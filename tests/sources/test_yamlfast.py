@@ -210,3 +210,60 @@ def test_damaged_manifests_read_the_same_or_are_declined(seed: str, edits: list[
             lines.insert(line, lines[line])
             text = "\n".join(lines)
     _same(text)
+
+
+def _json_of(emit: Any, data: bytes) -> Any:
+    """The stream flag and JSON value an emitter gives for a text the fast reader would parse."""
+    if yamlfast._unusual(data, yamlscalars.plain_scalar) or not yamlfast._libyaml_accepts(data):
+        return "declined before parsing"
+    try:
+        emitted = emit(data)
+    except (yamlfast.ryml.ExceptionBasic, yamlfast._Declined) as exc:  # either path may refuse a text; both must
+        return f"refused: {type(exc).__name__}"
+    return emitted.stream, json.loads(bytes(emitted.json))
+
+
+# Mostly what the fast reader parses (the tricky scalars above are mostly declined before parsing).
+_PLAIN_TREES = st.recursive(st.one_of(st.sampled_from(["x", "a b", "9.0.0", "81559Mi", "12", "-1.5", "", "é", "|x"]),
+                                      st.text("ab -:#'\"\\\n", max_size=6)),
+                            lambda children: st.one_of(st.lists(children, max_size=3),
+                                                       st.dictionaries(st.sampled_from(["a", "b", "c d"]), children,
+                                                                       max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=examples(200))
+@given(st.data(), st.lists(st.dictionaries(st.sampled_from(["a", "b", "name"]), _PLAIN_TREES, max_size=3),
+                           min_size=1, max_size=5),
+       st.sampled_from(["", "# head\n", "---\n", "--- # c\n", "\n"]), st.integers(1, 200))
+def test_a_stream_read_in_pieces_gives_the_whole_streams_documents(data: st.DataObject, docs: list[dict[str, Any]],
+                                                                  head: str, piece: int) -> None:
+    """Pieces of whole documents (any size, so every `---` may start one) emit the whole stream's JSON."""
+    markers = st.sampled_from(["---\n", "--- \n", "---\r\n", "--- # c\n", "---\n# c\n\n", "---x: 1\n"])
+    text = head + "".join((data.draw(markers) if i else "") + _render(data.draw, doc, 0).lstrip("\n")
+                          for i, doc in enumerate(docs))
+    encoded = text.encode()
+    whole = _json_of(yamlfast._emit_whole, encoded)
+    assert _json_of(lambda d: yamlfast._emit_pieces(d, piece), encoded) == whole, text
+
+
+@pytest.mark.parametrize("text", ["", "# c\n", "---\n", "---\n---\n", "a: 1\n---\nb: 2\n", "---\na: 1\n---\n",
+                                  "hello\n", "- 1\n", "---x\n", "a: 1\n---x: 2\n", "---\n--- |\n  x\n",
+                                  "a: 1\n---\n]\n", "--- {a: 1}\n--- [2]\n"])
+@pytest.mark.parametrize("piece", [1, 3, 1000])
+def test_pieces_and_whole_agree_on_edge_texts(text: str, piece: int) -> None:
+    data = text.encode()
+    assert _json_of(lambda d: yamlfast._emit_pieces(d, piece), data) == _json_of(yamlfast._emit_whole, data)
+
+
+def test_small_pieces_read_the_suites_streams_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yamlfast, "_PIECE_BYTES", 1)  # every document its own piece
+    streams = [t for t in (p.read_text("utf-8", "replace") for p in INPUTS) if "\n---" in t]
+    assert len(streams) > 50
+    assert sum(_same(text) for text in streams) > len(streams) // 2
+
+
+@pytest.mark.parametrize(("text", "ends"), [("...\n", True), ("a: 1\n...\nb: 2\n", True), ("a: 1\n...", True),
+                                            ("a: 1\n... # c\n", True), ("a: ...\n", False), ("a: 1\n....\n", False),
+                                            ("a:\n  ...\n", False), ("", False), ("a: 1\r\n...\r\n", True)])
+def test_a_document_end_line_is_found(text: str, ends: bool) -> None:
+    assert yamlfast._has_document_end(text.encode()) is ends
