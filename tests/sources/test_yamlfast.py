@@ -267,3 +267,42 @@ def test_small_pieces_read_the_suites_streams_the_same(monkeypatch: pytest.Monke
                                             ("a:\n  ...\n", False), ("", False), ("a: 1\r\n...\r\n", True)])
 def test_a_document_end_line_is_found(text: str, ends: bool) -> None:
     assert yamlfast._has_document_end(text.encode()) is ends
+
+
+_SHAPE_INSERTS = st.sampled_from([*" :-[]{},#'\"\n?|>!&*~%@`.\\aGf7",
+    "---\n", "\n---\n", "\n--- ", "\n...\n", "|2", ">-1", "|0", "&a1 ", "*a1", "!t%4g ", "!t%4F ", "!e!x ", "\\x4g",
+    "\\n", "\\q", "\n%YAML 2.0\n", "\n%TAG !e! tag:x,2000:\n", "- ", "  ", "\"a\n---\nb\""])
+
+
+_SHAPE_SEEDS = [*_SEEDS[:50], 'a: "x\\ny \\x41"\nb: |2\n   z\n', "c: >-1\n x\n", "d: &a1 [*a1, !t%41 x]\n"]
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.sampled_from(_SHAPE_SEEDS), min_size=1, max_size=4),
+       st.lists(st.tuples(st.booleans(), st.floats(0, 1), _SHAPE_INSERTS), max_size=4))
+def test_distinct_document_shapes_keep_libyamls_verdict(seeds: list[str], edits: list[tuple[bool, float, str]]) -> None:
+    """libyaml's verdict on a stream's distinct document shapes is its verdict on the stream."""
+    text = "---\n".join(seeds + seeds[:1])  # a document twice: its shape is parsed once
+    for insert, where, chars in edits:
+        at = int(where * len(text))
+        text = text[:at] + chars + text[at:] if insert else text[:at] + text[at + len(chars):]
+    data = text.encode()
+    assert yamlfast._libyaml_accepts(data) is yamlfast._libyaml_parses(data), text
+
+
+@pytest.mark.parametrize("text", ["a: b\n---\na: c\n---\na: [\n", "a: 1\n---\n]\n",
+                                  "x: &a1 1\ny: *a1\n---\nz: !t%4g 1\n",
+                                  "a: |1\n  x\n---\na: |0\n  x\n", "a: |2\n   x\n", "a: \"\\x41\\n\"\n",
+                                  "%YAML 1.1\n---\na: 1\n", "%YAML 2.0\n---\na: 1\n", "a: \"x\n---\ny\"\n",
+                                  "- a\n---\n- b\n---\n  - c\n", "k: 1\n--- # c\nk: 2\n...\n"])
+def test_shape_edge_texts_keep_libyamls_verdict(text: str) -> None:
+    data = text.encode()
+    assert yamlfast._libyaml_accepts(data) is yamlfast._libyaml_parses(data)
+
+
+def test_a_fleets_slices_are_parsed_as_a_few_shapes() -> None:
+    slice_text = "---\nkind: ResourceSlice\nmetadata: {name: node-%d-gpu}\nspec: {uuid: GPU-%08x, pool: {name: n%d}}\n"
+    data = "".join(slice_text % (i, i * 2654435761 % (1 << 32), i) for i in range(1000)).encode()
+    assert yamlfast._shape_keeps_verdict(data)
+    assert len(yamlfast._distinct_shapes(data)) < len(data) // 100
+    assert yamlfast._libyaml_accepts(data) and not yamlfast._libyaml_accepts(data + b"- x\n")

@@ -333,7 +333,13 @@ def _in_text(data: bytes, pos: int) -> bool:
 def _libyaml_accepts(data: bytes) -> bool:
     """Whether libyaml (the full loader's parser) parses the text without a syntax error: rapidyaml reads some
     malformed texts (a `]` starting a plain scalar, a line indented between a sequence entry's dash and its
-    content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB)."""
+    content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB); when the shape of
+    each document keeps libyaml's verdict, only the distinct shapes are parsed (a fleet's thousands of slices
+    have a few dozen)."""
+    return _libyaml_parses(_distinct_shapes(data) if _shape_keeps_verdict(data) else data)
+
+
+def _libyaml_parses(data: bytes) -> bool:
     if _CParser is None:
         return False
     parser = _CParser(data)
@@ -344,6 +350,35 @@ def _libyaml_accepts(data: bytes) -> bool:
     finally:
         parser.dispose()
     return True
+
+
+# A document's shape: every letter and digit made `a`. libyaml's scanner treats them alike (names of anchors and
+# tags are alphanumeric) but in escapes (`\n`, `\x41`), block scalars' indentation digits, directives and a tag's
+# `%XX` (which must be UTF-8): a text with none of these has the verdict of its shape, and a stream is accepted
+# when each of its documents is (a `---` line ends any scalar or collection before it: a document's errors are its
+# own). The property tests compare this with a parse of the whole text.
+_SHAPE = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", b"a" * 62)
+_INDENTATION_DIGIT = re2.compile(rb"[|>][-+]?[0-9]")
+
+
+def _shape_keeps_verdict(data: bytes) -> bool:
+    """Whether the text has no escape, block scalar indentation digit, directive or `%` with a `!` (a tag's `%XX`
+    must be UTF-8, so its value counts): memchr first, most texts have none of these characters."""
+    if b"\\" in data or (b"%" in data and (b"!" in data or data.startswith(b"%") or b"\n%" in data)):
+        return False
+    return not ((b"|" in data or b">" in data) and _INDENTATION_DIGIT.search(data))
+
+
+def _distinct_shapes(data: bytes) -> bytes:
+    """The distinct shapes of the text's documents (each from its `---` line to the next), in their order (the
+    first may be a bare document, which only the stream's start may hold)."""
+    shapes: dict[bytes, None] = {}
+    start = 0
+    while start < len(data):
+        end = _next_marker(data, start + 1)
+        shapes[data[start:end].translate(_SHAPE)] = None
+        start = end
+    return b"".join(shapes)
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
