@@ -220,12 +220,14 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
         return _decode_emitted(cached, source, keep_going)
     syntax: list[InputError] | None = [] if keep_going else None
     if cached is None:
-        text = decode_text(data, source=source)
-        emitted = _emit(text, source, data)
+        # ASCII bytes (most manifests) are their own UTF-8: their str is built only if the full loader reads them.
+        ascii_text = data.isascii()
+        emitted = _emit(None if ascii_text else decode_text(data, source=source), source, data)
         if emitted is not None and _typed_ready(emitted):
             if key is not None:
                 parsecache.store_json(key, emitted.json, stream=emitted.stream)
             return _decode_emitted(emitted, source, keep_going)
+        text = data.decode("ascii") if ascii_text else decode_text(data, source=source)
         cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
                              syntax_errors=syntax, key=key)
     result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
@@ -251,8 +253,9 @@ def _decode_emitted(emitted: yamlfast.Emitted, source: str, keep_going: bool) ->
 
 
 def _cache_key(data: bytes) -> str | None:
-    """The parse cache's key for the bytes, or None when they are too small to be worth an entry."""
-    if len(data) < parsecache.MIN_BYTES:
+    """The parse cache's key for the bytes, or None when they are too small to be worth an entry or the cache is
+    off (no hash of them then: 0.05 CPU-s per 80 MB)."""
+    if len(data) < parsecache.MIN_BYTES or parsecache.cache_dir() is None:
         return None
     return parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
                                       f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
@@ -421,11 +424,17 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
     return _parse_emitted(text, _emit(text, source), source=source, budget=budget, syntax_errors=syntax_errors)
 
 
-def _emit(text: str, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
+def _emit(text: str | None, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
     """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`).
-    `data`: the bytes the text was decoded from, used as its UTF-8 when they are ASCII (no byte order mark)."""
+    `data`: the bytes the text was decoded from, used as its UTF-8 when they are ASCII (no byte order mark);
+    `text` None: `data` is ASCII, and its own text."""
     try:
-        encoded: bytes | None = data if data is not None and data.isascii() else text.encode("utf-8")
+        if data is not None and (text is None or data.isascii()):
+            encoded: bytes | None = data
+        elif text is None:
+            raise TypeError("_emit: no text and no ASCII bytes")
+        else:
+            encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
         encoded = None
     _check_depth(text, source=source, encoded=encoded)
@@ -481,9 +490,9 @@ _DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
 _BRACKETS, _BRACKETS_UTF8 = ("[", "{", "[]", "{}"), (b"[", b"{", b"[]", b"{}")
 
 
-def _check_depth(text: str, *, source: str, encoded: bytes | None = None) -> None:
+def _check_depth(text: str | None, *, source: str, encoded: bytes | None = None) -> None:
     """`InputError` when the text nests deeper than `MAX_DEPTH`. `encoded`: the text as UTF-8 when the caller
-    has it (RE2 reads bytes as they are; a str it encodes first)."""
+    has it (RE2 reads bytes as they are; a str it encodes first); `text` None: decoded from it if needed."""
     scan: Any = text if encoded is None else encoded
     bracket, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
     deep_prefix = (_DEEP_PREFIX if encoded is None else _DEEP_PREFIX_UTF8).search(scan)
@@ -493,6 +502,10 @@ def _check_depth(text: str, *, source: str, encoded: bytes | None = None) -> Non
     empty = scan.count(empty_list) + scan.count(empty_map) if opened > MAX_DEPTH else 0  # most texts: never counted
     if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
+    if text is None:
+        if encoded is None:
+            raise TypeError("_check_depth: no text")
+        text = encoded.decode("utf-8")
     try:
         too_deep = _too_deep(text)
     except yaml.YAMLError as exc:

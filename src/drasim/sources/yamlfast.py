@@ -91,19 +91,25 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
     return None if emitted is None else documents(emitted, plain)
 
 
-def emit(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str], *,
+def emit(text: str | None, plain: Callable[[str], Any], non_printable: re.Pattern[str], *,
          encoded: bytes | None = None) -> Emitted | None:
     """rapidyaml's JSON of `text` (`encoded`: as UTF-8, when the caller has it) when it is the plain common case
     (see above; keys set twice not checked yet), else None. Each document is written into a buffer sized first
-    (a third of the time of building it as a str), then appended."""
+    (a third of the time of building it as a str), then appended. `text` None: `encoded` is ASCII, its own text."""
     if ryml is None:
         return None
-    if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
+    if text is not None and not text.isascii() and (non_printable.search(text)
+                                                    or any(c in text for c in _LINE_BREAKS)):
         return None
-    try:
-        data = encoded if encoded is not None else text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
-        return None
+    if encoded is not None:
+        data = encoded
+    elif text is None:
+        raise TypeError("emit: no text")
+    else:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
+            return None
     if _unusual(data, plain) or not _libyaml_accepts(data):
         return None
     try:
