@@ -304,5 +304,18 @@ def test_a_fleets_slices_are_parsed_as_a_few_shapes() -> None:
     slice_text = "---\nkind: ResourceSlice\nmetadata: {name: node-%d-gpu}\nspec: {uuid: GPU-%08x, pool: {name: n%d}}\n"
     data = "".join(slice_text % (i, i * 2654435761 % (1 << 32), i) for i in range(1000)).encode()
     assert yamlfast._shape_keeps_verdict(data)
-    assert len(yamlfast._distinct_shapes(data)) < len(data) // 100
+    assert len(yamlfast.distinct_shapes(data)) < len(data) // 100
     assert yamlfast._libyaml_accepts(data) and not yamlfast._libyaml_accepts(data + b"- x\n")
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.lists(st.tuples(st.text(" \t?:-", min_size=190, max_size=210), st.sampled_from(["a", "9", "", "#"])),
+                         max_size=3), min_size=1, max_size=4),
+       st.sampled_from(["---\n", "--- \n", "\n"]), st.booleans())
+def test_distinct_shapes_hold_every_deep_indentation(docs: list[list[tuple[str, str]]], marker: str,
+                                                    newline_at_end: bool) -> None:
+    """The depth guard searches the distinct shapes for a line indented 200 deep: found there iff in the text."""
+    text = marker.join("".join(f"{prefix}{rest}\n" for prefix, rest in doc) + "k: v\n" for doc in docs * 2)
+    data = (text if newline_at_end else text.rstrip("\n")).encode()
+    deep = files._DEEP_PREFIX_UTF8
+    assert (deep.search(yamlfast.distinct_shapes(data)) is None) is (deep.search(data) is None)

@@ -437,11 +437,14 @@ def _emit(text: str | None, source: str, data: bytes | None = None) -> yamlfast.
             encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
         encoded = None
-    _check_depth(text, source=source, encoded=encoded)
+    # The text's distinct document shapes hold each of its lines' indentation and indicators: the depth guard's
+    # search and libyaml's pass read them, a fleet's few dozen documents for its thousands.
+    shapes = yamlfast.distinct_shapes(encoded) if encoded is not None and yamlfast.available() else None
+    _check_depth(text, source=source, encoded=encoded, shapes=shapes)
     if encoded is None:
         return None
     with gc_paused():
-        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE, encoded=encoded)
+        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE, encoded=encoded, shapes=shapes)
 
 
 def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, budget: AliasBudget | None,
@@ -490,12 +493,17 @@ _DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
 _BRACKETS, _BRACKETS_UTF8 = ("[", "{", "[]", "{}"), (b"[", b"{", b"[]", b"{}")
 
 
-def _check_depth(text: str | None, *, source: str, encoded: bytes | None = None) -> None:
+def _check_depth(text: str | None, *, source: str, encoded: bytes | None = None,
+                 shapes: bytes | None = None) -> None:
     """`InputError` when the text nests deeper than `MAX_DEPTH`. `encoded`: the text as UTF-8 when the caller
-    has it (RE2 reads bytes as they are; a str it encodes first); `text` None: decoded from it if needed."""
+    has it (RE2 reads bytes as they are; a str it encodes first); `text` None: decoded from it if needed;
+    `shapes`: `encoded`'s `yamlfast.distinct_shapes` (every line's indentation), searched instead of it."""
     scan: Any = text if encoded is None else encoded
     bracket, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
-    deep_prefix = (_DEEP_PREFIX if encoded is None else _DEEP_PREFIX_UTF8).search(scan)
+    if encoded is None:
+        deep_prefix = _DEEP_PREFIX.search(scan)
+    else:
+        deep_prefix = _DEEP_PREFIX_UTF8.search(shapes if shapes is not None else encoded)
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
     opened = scan.count(bracket) + scan.count(brace)

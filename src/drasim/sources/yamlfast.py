@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim runs; without it: the full loader
     ryml = None
 
-__all__ = ["Emitted", "available", "documents", "emit", "json_number", "read_documents"]
+__all__ = ["Emitted", "available", "distinct_shapes", "documents", "emit", "json_number", "read_documents"]
 
 _STDERR_LOCK = threading.Lock()
 _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
@@ -92,10 +92,10 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
 
 
 def emit(text: str | None, plain: Callable[[str], Any], non_printable: re.Pattern[str], *,
-         encoded: bytes | None = None) -> Emitted | None:
+         encoded: bytes | None = None, shapes: bytes | None = None) -> Emitted | None:
     """rapidyaml's JSON of `text` (`encoded`: as UTF-8, when the caller has it) when it is the plain common case
-    (see above; keys set twice not checked yet), else None. Each document is written into a buffer sized first
-    (a third of the time of building it as a str), then appended. `text` None: `encoded` is ASCII, its own text."""
+    (see above; keys set twice not checked yet), else None. `text` None: `encoded` is ASCII, its own text;
+    `shapes`: its `distinct_shapes`, when the caller has them."""
     if ryml is None:
         return None
     if text is not None and not text.isascii() and (non_printable.search(text)
@@ -110,7 +110,7 @@ def emit(text: str | None, plain: Callable[[str], Any], non_printable: re.Patter
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
             return None
-    if _unusual(data, plain) or not _libyaml_accepts(data):
+    if _unusual(data, plain) or not _libyaml_accepts(data, shapes):
         return None
     try:
         with _quiet_stderr():  # the emitter prints its errors too (a tree deeper than it goes)
@@ -339,13 +339,15 @@ def _in_text(data: bytes, pos: int) -> bool:
     return False
 
 
-def _libyaml_accepts(data: bytes) -> bool:
+def _libyaml_accepts(data: bytes, shapes: bytes | None = None) -> bool:
     """Whether libyaml (the full loader's parser) parses the text without a syntax error: rapidyaml reads some
     malformed texts (a `]` starting a plain scalar, a line indented between a sequence entry's dash and its
     content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB); when the shape of
     each document keeps libyaml's verdict, only the distinct shapes are parsed (a fleet's thousands of slices
-    have a few dozen)."""
-    return _libyaml_parses(_distinct_shapes(data) if _shape_keeps_verdict(data) else data)
+    have a few dozen). `shapes`: the text's `distinct_shapes`, when the caller has them."""
+    if not _shape_keeps_verdict(data):
+        return _libyaml_parses(data)
+    return _libyaml_parses(shapes if shapes is not None else distinct_shapes(data))
 
 
 def _libyaml_parses(data: bytes) -> bool:
@@ -378,9 +380,10 @@ def _shape_keeps_verdict(data: bytes) -> bool:
     return not ((b"|" in data or b">" in data) and _INDENTATION_DIGIT.search(data))
 
 
-def _distinct_shapes(data: bytes) -> bytes:
+def distinct_shapes(data: bytes) -> bytes:
     """The distinct shapes of the text's documents (each from its `---` line to the next), in their order (the
-    first may be a bare document, which only the stream's start may hold)."""
+    first may be a bare document, which only the stream's start may hold). Every line of the text is in it with
+    its spaces and indicators: the depth guard's search for deep indentation reads it instead of the text."""
     shapes: dict[bytes, None] = {}
     start = 0
     while start < len(data):
