@@ -12,7 +12,7 @@ import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import re2
 import yaml
@@ -398,10 +398,6 @@ def _has_marker(text: str, pattern: re.Pattern[str]) -> bool:
             return True
     return False
 
-# Nesting can only exceed MAX_DEPTH when a line starts with that many indentation/indicator characters or
-# the text has that many flow brackets that are not empty; only then are the parser's events counted (no
-# document is built).
-
 
 def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
                syntax_errors: list[InputError] | None = None) -> list[Any]:
@@ -425,20 +421,14 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
 
 
 def _emit(text: str | None, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
-    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`).
-    `data`: the bytes the text was decoded from, used as its UTF-8 when they are ASCII (no byte order mark);
-    `text` None: `data` is ASCII, and its own text."""
+    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`). `data`:
+    the bytes the text was decoded from, its UTF-8 when they are ASCII (`text` None: they are, and its text)."""
     try:
-        if data is not None and (text is None or data.isascii()):
-            encoded: bytes | None = data
-        elif text is None:
-            raise TypeError("_emit: no text and no ASCII bytes")
-        else:
-            encoded = text.encode("utf-8")
+        encoded = data if data is not None and (text is None or data.isascii()) else cast(str, text).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
         encoded = None
-    # The text's distinct document shapes hold each of its lines' indentation and indicators: the depth guard's
-    # search and libyaml's pass read them, a fleet's few dozen documents for its thousands.
+    # Every line's indentation and indicators, for the depth guard and libyaml: a fleet's thousands of documents
+    # are a few dozen shapes.
     shapes = yamlfast.distinct_shapes(encoded) if encoded is not None and yamlfast.available() else None
     _check_depth(text, source=source, encoded=encoded, shapes=shapes)
     if encoded is None:
@@ -487,7 +477,9 @@ def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, 
     return docs, plain[0]
 
 
-# RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes, which tries every offset.
+# Nesting can only exceed MAX_DEPTH when a line starts with that many indentation/indicator characters or the
+# text has that many flow brackets that are not empty; only then are the parser's events counted (no document
+# is built). RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes.
 _DEEP_PREFIX = re2.compile(r"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)  # noqa: UP031
 _DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
 _BRACKETS, _BRACKETS_UTF8 = ("[", "{", "[]", "{}"), (b"[", b"{", b"[]", b"{}")
@@ -500,20 +492,15 @@ def _check_depth(text: str | None, *, source: str, encoded: bytes | None = None,
     `shapes`: `encoded`'s `yamlfast.distinct_shapes` (every line's indentation), searched instead of it."""
     scan: Any = text if encoded is None else encoded
     bracket, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
-    if encoded is None:
-        deep_prefix = _DEEP_PREFIX.search(scan)
-    else:
-        deep_prefix = _DEEP_PREFIX_UTF8.search(shapes if shapes is not None else encoded)
+    deep_prefix = (_DEEP_PREFIX.search(scan) if encoded is None
+                   else _DEEP_PREFIX_UTF8.search(shapes if shapes is not None else encoded))
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
     opened = scan.count(bracket) + scan.count(brace)
     empty = scan.count(empty_list) + scan.count(empty_map) if opened > MAX_DEPTH else 0  # most texts: never counted
     if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
-    if text is None:
-        if encoded is None:
-            raise TypeError("_check_depth: no text")
-        text = encoded.decode("utf-8")
+    text = text if text is not None else cast(bytes, encoded).decode("utf-8")
     try:
         too_deep = _too_deep(text)
     except yaml.YAMLError as exc:
