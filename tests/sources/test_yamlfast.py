@@ -309,13 +309,17 @@ def test_a_fleets_slices_are_parsed_as_a_few_shapes() -> None:
 
 
 @settings(max_examples=examples(200))
-@given(st.lists(st.lists(st.tuples(st.text(" \t?:-", min_size=190, max_size=210), st.sampled_from(["a", "9", "", "#"])),
+@given(st.lists(st.lists(st.tuples(st.text(" \t?:-", min_size=190, max_size=210),
+                                   st.sampled_from(["a", "9", "", "#", "\n...", "\n... #", "\n...a"])),
                          max_size=3), min_size=1, max_size=4),
        st.sampled_from(["---\n", "--- \n", "\n"]), st.booleans())
 def test_distinct_shapes_hold_every_deep_indentation(docs: list[list[tuple[str, str]]], marker: str,
                                                     newline_at_end: bool) -> None:
-    """The depth guard searches the distinct shapes for a line indented 200 deep: found there iff in the text."""
+    """The depth guard searches the distinct shapes for a line indented 200 deep, and the reader for a `...`
+    line: found there iff in the text."""
     text = marker.join("".join(f"{prefix}{rest}\n" for prefix, rest in doc) + "k: v\n" for doc in docs * 2)
     data = (text if newline_at_end else text.rstrip("\n")).encode()
     deep = files._DEEP_PREFIX_UTF8
-    assert (deep.search(yamlfast.distinct_shapes(data)) is None) is (deep.search(data) is None)
+    shapes = yamlfast.distinct_shapes(data)
+    assert (deep.search(shapes) is None) is (deep.search(data) is None)
+    assert yamlfast._has_document_end(shapes) is yamlfast._has_document_end(data)

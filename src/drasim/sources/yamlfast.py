@@ -114,7 +114,8 @@ def emit(text: str | None, plain: Callable[[str], Any], non_printable: re.Patter
         return None
     try:
         with _quiet_stderr():  # the emitter prints its errors too (a tree deeper than it goes)
-            return _emit_whole(data) if _has_document_end(data) else _emit_pieces(data, _PIECE_BYTES)
+            ended = _has_document_end(shapes if shapes is not None else data)  # the shapes hold every line
+            return _emit_whole(data) if ended else _emit_pieces(data, _PIECE_BYTES)
     except (ryml.ExceptionBasic, _Declined):
         return None
 
