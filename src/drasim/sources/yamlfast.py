@@ -136,7 +136,9 @@ def _emit_whole(data: bytes) -> Emitted:
     stream = tree.is_stream(root)
     out = bytearray(b"[" if stream else b"")
     _append_documents(tree, out, bytearray(), first=True)
-    return Emitted(out + b"]" if stream else out, stream=stream)
+    if stream:
+        out += b"]"
+    return Emitted(out, stream=stream)
 
 
 def _emit_pieces(data: bytes, piece: int) -> Emitted:
@@ -161,7 +163,9 @@ def _emit_pieces(data: bytes, piece: int) -> Emitted:
         start = end
     if first:
         return Emitted(b"[]", stream=True)  # no document: empty, or comments only
-    return Emitted(out + b"]" if stream else out, stream=stream)
+    if stream:
+        out += b"]"  # in place: `out + b"]"` copied the 71 MB of a fleet
+    return Emitted(out, stream=stream)
 
 
 def _has_document_end(data: bytes) -> bool:
