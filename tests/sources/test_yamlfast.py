@@ -248,7 +248,8 @@ def test_a_stream_read_in_pieces_gives_the_whole_streams_documents(data: st.Data
 
 @pytest.mark.parametrize("text", ["", "# c\n", "---\n", "---\n---\n", "a: 1\n---\nb: 2\n", "---\na: 1\n---\n",
                                   "hello\n", "- 1\n", "---x\n", "a: 1\n---x: 2\n", "---\n--- |\n  x\n",
-                                  "a: 1\n---\n]\n", "--- {a: 1}\n--- [2]\n"])
+                                  "a: 1\n---\n]\n", "--- {a: 1}\n--- [2]\n", "a: |+\n  x\n\n---\nb: 1\n",
+                                  "a: >-\n  x\n  y\n\n\n---\nb: |\n  z\n", "a: \"x\n  y\"\n---\nb: p\n  q\n\n---\n"])
 @pytest.mark.parametrize("piece", [1, 3, 1000])
 def test_pieces_and_whole_agree_on_edge_texts(text: str, piece: int) -> None:
     data = text.encode()
