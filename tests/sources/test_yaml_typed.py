@@ -150,3 +150,16 @@ def test_a_json_entry_read_is_its_last_use(tmp_path: Path, monkeypatch: pytest.M
     os.utime(entry, (1000, 1000))
     assert isinstance(parsecache.lookup(entry.stem), yamlfast.Emitted)
     assert entry.stat().st_mtime > 1000
+
+
+@pytest.mark.parametrize("data", [
+    b"apiVersion: v1\nkind: Namespace\nmetadata: &m {name: a}\n",  # ASCII, declined: its str is built then
+    b"apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {x: yes}}\n",
+    b"a: " + b"[" * 250 + b"]" * 250 + b"\n",  # ASCII and too deep: the depth guard decodes it to place the error
+    b"a:\n" + b"".join(b" " * i + b"- \n" for i in range(0, 420, 2)),
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {x: \u00e9}}\n".encode(),
+    b"\xef\xbb\xbfapiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n",  # a byte order mark: not ASCII
+])
+def test_ascii_texts_read_without_their_str_read_the_same(data: bytes) -> None:
+    _same(data)
+    _same(data, keep_going=True)

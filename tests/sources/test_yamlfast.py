@@ -210,3 +210,117 @@ def test_damaged_manifests_read_the_same_or_are_declined(seed: str, edits: list[
             lines.insert(line, lines[line])
             text = "\n".join(lines)
     _same(text)
+
+
+def _json_of(emit: Any, data: bytes) -> Any:
+    """The stream flag and JSON value an emitter gives for a text the fast reader would parse."""
+    if yamlfast._unusual(data, yamlscalars.plain_scalar) or not yamlfast._libyaml_accepts(data):
+        return "declined before parsing"
+    try:
+        emitted = emit(data)
+    except (yamlfast.ryml.ExceptionBasic, yamlfast._Declined) as exc:  # either path may refuse a text; both must
+        return f"refused: {type(exc).__name__}"
+    return emitted.stream, json.loads(bytes(emitted.json))
+
+
+# Mostly what the fast reader parses (the tricky scalars above are mostly declined before parsing).
+_PLAIN_TREES = st.recursive(st.one_of(st.sampled_from(["x", "a b", "9.0.0", "81559Mi", "12", "-1.5", "", "é", "|x"]),
+                                      st.text("ab -:#'\"\\\n", max_size=6)),
+                            lambda children: st.one_of(st.lists(children, max_size=3),
+                                                       st.dictionaries(st.sampled_from(["a", "b", "c d"]), children,
+                                                                       max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=examples(200))
+@given(st.data(), st.lists(st.dictionaries(st.sampled_from(["a", "b", "name"]), _PLAIN_TREES, max_size=3),
+                           min_size=1, max_size=5),
+       st.sampled_from(["", "# head\n", "---\n", "--- # c\n", "\n"]), st.integers(1, 200))
+def test_a_stream_read_in_pieces_gives_the_whole_streams_documents(data: st.DataObject, docs: list[dict[str, Any]],
+                                                                  head: str, piece: int) -> None:
+    """Pieces of whole documents (any size, so every `---` may start one) emit the whole stream's JSON."""
+    markers = st.sampled_from(["---\n", "--- \n", "---\r\n", "--- # c\n", "---\n# c\n\n", "---x: 1\n"])
+    text = head + "".join((data.draw(markers) if i else "") + _render(data.draw, doc, 0).lstrip("\n")
+                          for i, doc in enumerate(docs))
+    encoded = text.encode()
+    whole = _json_of(yamlfast._emit_whole, encoded)
+    assert _json_of(lambda d: yamlfast._emit_pieces(d, piece), encoded) == whole, text
+
+
+@pytest.mark.parametrize("text", ["", "# c\n", "---\n", "---\n---\n", "a: 1\n---\nb: 2\n", "---\na: 1\n---\n",
+                                  "hello\n", "- 1\n", "---x\n", "a: 1\n---x: 2\n", "---\n--- |\n  x\n",
+                                  "a: 1\n---\n]\n", "--- {a: 1}\n--- [2]\n", "a: |+\n  x\n\n---\nb: 1\n",
+                                  "a: >-\n  x\n  y\n\n\n---\nb: |\n  z\n", "a: \"x\n  y\"\n---\nb: p\n  q\n\n---\n"])
+@pytest.mark.parametrize("piece", [1, 3, 1000])
+def test_pieces_and_whole_agree_on_edge_texts(text: str, piece: int) -> None:
+    data = text.encode()
+    assert _json_of(lambda d: yamlfast._emit_pieces(d, piece), data) == _json_of(yamlfast._emit_whole, data)
+
+
+def test_small_pieces_read_the_suites_streams_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yamlfast, "_PIECE_BYTES", 1)  # every document its own piece
+    streams = [t for t in (p.read_text("utf-8", "replace") for p in INPUTS) if "\n---" in t]
+    assert len(streams) > 50
+    assert sum(_same(text) for text in streams) > len(streams) // 2
+
+
+@pytest.mark.parametrize(("text", "ends"), [("...\n", True), ("a: 1\n...\nb: 2\n", True), ("a: 1\n...", True),
+                                            ("a: 1\n... # c\n", True), ("a: ...\n", False), ("a: 1\n....\n", False),
+                                            ("a:\n  ...\n", False), ("", False), ("a: 1\r\n...\r\n", True)])
+def test_a_document_end_line_is_found(text: str, ends: bool) -> None:
+    assert yamlfast._has_document_end(text.encode()) is ends
+
+
+_SHAPE_INSERTS = st.sampled_from([*" :-[]{},#'\"\n?|>!&*~%@`.\\aGf7",
+    "---\n", "\n---\n", "\n--- ", "\n...\n", "|2", ">-1", "|0", "&a1 ", "*a1", "!t%4g ", "!t%4F ", "!e!x ", "\\x4g",
+    "\\n", "\\q", "\n%YAML 2.0\n", "\n%TAG !e! tag:x,2000:\n", "- ", "  ", "\"a\n---\nb\""])
+
+
+_SHAPE_SEEDS = [*_SEEDS[:50], 'a: "x\\ny \\x41"\nb: |2\n   z\n', "c: >-1\n x\n", "d: &a1 [*a1, !t%41 x]\n"]
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.sampled_from(_SHAPE_SEEDS), min_size=1, max_size=4),
+       st.lists(st.tuples(st.booleans(), st.floats(0, 1), _SHAPE_INSERTS), max_size=4))
+def test_distinct_document_shapes_keep_libyamls_verdict(seeds: list[str], edits: list[tuple[bool, float, str]]) -> None:
+    """libyaml's verdict on a stream's distinct document shapes is its verdict on the stream."""
+    text = "---\n".join(seeds + seeds[:1])  # a document twice: its shape is parsed once
+    for insert, where, chars in edits:
+        at = int(where * len(text))
+        text = text[:at] + chars + text[at:] if insert else text[:at] + text[at + len(chars):]
+    data = text.encode()
+    assert yamlfast._libyaml_accepts(data) is yamlfast._libyaml_parses(data), text
+
+
+@pytest.mark.parametrize("text", ["a: b\n---\na: c\n---\na: [\n", "a: 1\n---\n]\n",
+                                  "x: &a1 1\ny: *a1\n---\nz: !t%4g 1\n",
+                                  "a: |1\n  x\n---\na: |0\n  x\n", "a: |2\n   x\n", "a: \"\\x41\\n\"\n",
+                                  "%YAML 1.1\n---\na: 1\n", "%YAML 2.0\n---\na: 1\n", "a: \"x\n---\ny\"\n",
+                                  "- a\n---\n- b\n---\n  - c\n", "k: 1\n--- # c\nk: 2\n...\n"])
+def test_shape_edge_texts_keep_libyamls_verdict(text: str) -> None:
+    data = text.encode()
+    assert yamlfast._libyaml_accepts(data) is yamlfast._libyaml_parses(data)
+
+
+def test_a_fleets_slices_are_parsed_as_a_few_shapes() -> None:
+    slice_text = "---\nkind: ResourceSlice\nmetadata: {name: node-%d-gpu}\nspec: {uuid: GPU-%08x, pool: {name: n%d}}\n"
+    data = "".join(slice_text % (i, i * 2654435761 % (1 << 32), i) for i in range(1000)).encode()
+    assert yamlfast._shape_keeps_verdict(data)
+    assert len(yamlfast.distinct_shapes(data)) < len(data) // 100
+    assert yamlfast._libyaml_accepts(data) and not yamlfast._libyaml_accepts(data + b"- x\n")
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.lists(st.tuples(st.text(" \t?:-", min_size=190, max_size=210),
+                                   st.sampled_from(["a", "9", "", "#", "\n...", "\n... #", "\n...a"])),
+                         max_size=3), min_size=1, max_size=4),
+       st.sampled_from(["---\n", "--- \n", "\n"]), st.booleans())
+def test_distinct_shapes_hold_every_deep_indentation(docs: list[list[tuple[str, str]]], marker: str,
+                                                    newline_at_end: bool) -> None:
+    """The depth guard searches the distinct shapes for a line indented 200 deep, and the reader for a `...`
+    line: found there iff in the text."""
+    text = marker.join("".join(f"{prefix}{rest}\n" for prefix, rest in doc) + "k: v\n" for doc in docs * 2)
+    data = (text if newline_at_end else text.rstrip("\n")).encode()
+    deep = files._DEEP_PREFIX_UTF8
+    shapes = yamlfast.distinct_shapes(data)
+    assert (deep.search(shapes) is None) is (deep.search(data) is None)
+    assert yamlfast._has_document_end(shapes) is yamlfast._has_document_end(data)

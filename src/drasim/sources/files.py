@@ -12,7 +12,7 @@ import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import re2
 import yaml
@@ -226,12 +226,14 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
         return _decode_emitted(cached, source, keep_going)
     syntax: list[InputError] | None = [] if keep_going else None
     if cached is None:
-        text = decode_text(data, source=source)
-        emitted = _emit(text, source, data)
+        # ASCII bytes (most manifests) are their own UTF-8: their str is built only if the full loader reads them.
+        ascii_text = data.isascii()
+        emitted = _emit(None if ascii_text else decode_text(data, source=source), source, data)
         if emitted is not None and _typed_ready(emitted):
             if key is not None:
                 parsecache.store_json(key, emitted.json, stream=emitted.stream)
             return _decode_emitted(emitted, source, keep_going)
+        text = data.decode("ascii") if ascii_text else decode_text(data, source=source)
         cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
                              syntax_errors=syntax, key=key)
     result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
@@ -257,8 +259,9 @@ def _decode_emitted(emitted: yamlfast.Emitted, source: str, keep_going: bool) ->
 
 
 def _cache_key(data: bytes) -> str | None:
-    """The parse cache's key for the bytes, or None when they are too small to be worth an entry."""
-    if len(data) < parsecache.MIN_BYTES:
+    """The parse cache's key for the bytes, or None when they are too small to be worth an entry or the cache is
+    off (no hash of them then: 0.05 CPU-s per 80 MB)."""
+    if len(data) < parsecache.MIN_BYTES or parsecache.cache_dir() is None:
         return None
     return parsecache.entry_key(data, f"drasim {__version__} {_parser_fingerprint()} pyyaml {yaml.__version__} "
                                       f"{_BaseLoader.__name__} depth {MAX_DEPTH} aliases {MAX_ALIAS_EXPANSION}")
@@ -402,10 +405,6 @@ def _has_marker(text: str, pattern: re.Pattern[str]) -> bool:
             return True
     return False
 
-# Nesting can only exceed MAX_DEPTH when a line starts with that many indentation/indicator characters or
-# the text has that many flow brackets that are not empty; only then are the parser's events counted (no
-# document is built).
-
 
 def parse_yaml(text: str, *, source: str, budget: AliasBudget | None = None,
                syntax_errors: list[InputError] | None = None) -> list[Any]:
@@ -428,18 +427,21 @@ def _parse(text: str, *, source: str, budget: AliasBudget | None,
     return _parse_emitted(text, _emit(text, source), source=source, budget=budget, syntax_errors=syntax_errors)
 
 
-def _emit(text: str, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
-    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`).
-    `data`: the bytes the text was decoded from, used as its UTF-8 when they are ASCII (no byte order mark)."""
+def _emit(text: str | None, source: str, data: bytes | None = None) -> yamlfast.Emitted | None:
+    """The depth guard, then rapidyaml's JSON of the text if it is the plain common case (see `yamlfast`). `data`:
+    the bytes the text was decoded from, its UTF-8 when they are ASCII (`text` None: they are, and its text)."""
     try:
-        encoded: bytes | None = data if data is not None and data.isascii() else text.encode("utf-8")
+        encoded = data if data is not None and (text is None or data.isascii()) else cast(str, text).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
         encoded = None
-    _check_depth(text, source=source, encoded=encoded)
+    # Every line's indentation and indicators, for the depth guard and libyaml: a fleet's thousands of documents
+    # are a few dozen shapes.
+    shapes = yamlfast.distinct_shapes(encoded) if encoded is not None and yamlfast.available() else None
+    _check_depth(text, source=source, encoded=encoded, shapes=shapes)
     if encoded is None:
         return None
     with gc_paused():
-        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE, encoded=encoded)
+        return yamlfast.emit(text, _plain, yaml.reader.Reader.NON_PRINTABLE, encoded=encoded, shapes=shapes)
 
 
 def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, budget: AliasBudget | None,
@@ -482,24 +484,30 @@ def _parse_emitted(text: str, emitted: yamlfast.Emitted | None, *, source: str, 
     return docs, plain[0]
 
 
-# RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes, which tries every offset.
+# Nesting can only exceed MAX_DEPTH when a line starts with that many indentation/indicator characters or the
+# text has that many flow brackets that are not empty; only then are the parser's events counted (no document
+# is built). RE2 (linear, a DFA) finds such a line in a tenth of the time Python's engine takes.
 _DEEP_PREFIX = re2.compile(r"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)  # noqa: UP031
 _DEEP_PREFIX_UTF8 = re2.compile(rb"(?m)^[ \t?:-]{%d}" % MAX_DEPTH)
 _BRACKETS, _BRACKETS_UTF8 = ("[", "{", "[]", "{}"), (b"[", b"{", b"[]", b"{}")
 
 
-def _check_depth(text: str, *, source: str, encoded: bytes | None = None) -> None:
+def _check_depth(text: str | None, *, source: str, encoded: bytes | None = None,
+                 shapes: bytes | None = None) -> None:
     """`InputError` when the text nests deeper than `MAX_DEPTH`. `encoded`: the text as UTF-8 when the caller
-    has it (RE2 reads bytes as they are; a str it encodes first)."""
+    has it (RE2 reads bytes as they are; a str it encodes first); `text` None: decoded from it if needed;
+    `shapes`: `encoded`'s `yamlfast.distinct_shapes` (every line's indentation), searched instead of it."""
     scan: Any = text if encoded is None else encoded
     bracket, brace, empty_list, empty_map = _BRACKETS if encoded is None else _BRACKETS_UTF8
-    deep_prefix = (_DEEP_PREFIX if encoded is None else _DEEP_PREFIX_UTF8).search(scan)
+    deep_prefix = (_DEEP_PREFIX.search(scan) if encoded is None
+                   else _DEEP_PREFIX_UTF8.search(shapes if shapes is not None else encoded))
     # An empty `{}` or `[]` (kubectl writes thousands: `resources: {}`) holds nothing, so it deepens a
     # chain of flow collections by one at most: flow depth <= openers that are not empty, plus one.
     opened = scan.count(bracket) + scan.count(brace)
     empty = scan.count(empty_list) + scan.count(empty_map) if opened > MAX_DEPTH else 0  # most texts: never counted
     if deep_prefix is None and opened - empty + (empty > 0) <= MAX_DEPTH:
         return
+    text = text if text is not None else cast(bytes, encoded).decode("utf-8")
     try:
         too_deep = _too_deep(text)
     except yaml.YAMLError as exc:

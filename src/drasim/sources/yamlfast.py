@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover - rapidyaml has wheels wherever drasim runs; without it: the full loader
     ryml = None
 
-__all__ = ["Emitted", "available", "documents", "emit", "json_number", "read_documents"]
+__all__ = ["Emitted", "available", "distinct_shapes", "documents", "emit", "json_number", "read_documents"]
 
 _STDERR_LOCK = threading.Lock()
 _CParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # PyYAML's libyaml binding
@@ -91,34 +91,137 @@ def read_documents(text: str, plain: Callable[[str], Any], non_printable: re.Pat
     return None if emitted is None else documents(emitted, plain)
 
 
-def emit(text: str, plain: Callable[[str], Any], non_printable: re.Pattern[str], *,
-         encoded: bytes | None = None) -> Emitted | None:
+def emit(text: str | None, plain: Callable[[str], Any], non_printable: re.Pattern[str], *,
+         encoded: bytes | None = None, shapes: bytes | None = None) -> Emitted | None:
     """rapidyaml's JSON of `text` (`encoded`: as UTF-8, when the caller has it) when it is the plain common case
-    (see above; keys set twice not checked yet), else None. Written into a buffer sized first: a third of the
-    time of building it as a str."""
+    (see above; keys set twice not checked yet), else None. `text` None: `encoded` is ASCII, its own text;
+    `shapes`: its `distinct_shapes`, when the caller has them."""
     if ryml is None:
         return None
-    if not text.isascii() and (non_printable.search(text) or any(c in text for c in _LINE_BREAKS)):
+    if text is not None and not text.isascii() and (non_printable.search(text)
+                                                    or any(c in text for c in _LINE_BREAKS)):
         return None
-    try:
-        data = encoded if encoded is not None else text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
-        return None
-    if _unusual(data, plain) or not _libyaml_accepts(data):
+    if encoded is not None:
+        data = encoded
+    elif text is None:
+        raise TypeError("emit: no text")
+    else:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
+            return None
+    if _unusual(data, plain) or not _libyaml_accepts(data, shapes):
         return None
     try:
         with _quiet_stderr():  # the emitter prints its errors too (a tree deeper than it goes)
-            tree = ryml.parse_in_arena(data)
-            root = tree.root_id()
-            if tree.type(root) == ryml.NOTYPE:
-                return Emitted(b"[]", stream=True)  # no document: empty, or comments only
-            # A stream (`---`) is emitted as one JSON array of its documents, a single document as itself.
-            buffer = bytearray(ryml.compute_json_length(tree, root))
-            if len(ryml.emit_json_in_place(tree, buffer, root)) != len(buffer):
-                return None
-        return Emitted(buffer, stream=tree.is_stream(root))
-    except ryml.ExceptionBasic:
+            ended = _has_document_end(shapes if shapes is not None else data)  # the shapes hold every line
+            return _emit_whole(data) if ended else _emit_pieces(data, _PIECE_BYTES)
+    except (ryml.ExceptionBasic, _Declined):
         return None
+
+
+# A stream is parsed a piece of whole documents at a time, each piece at least this long: rapidyaml's tree of a
+# whole 83 MB fleet (3.8 million nodes of ~140 bytes, grown by doubling) faulted in 1.2 GB and cost more than
+# its parse; a piece's tree is reused and stays in cache. Documents share nothing (anchors, tags, directives
+# are declined), so each reads alone as in the whole stream.
+_PIECE_BYTES = 256 * 1024
+
+
+def _emit_whole(data: bytes) -> Emitted:
+    """rapidyaml's JSON of the whole text in one tree (raises ryml.ExceptionBasic): the plain path."""
+    tree = ryml.parse_in_arena(data)
+    root = tree.root_id()
+    if tree.type(root) == ryml.NOTYPE:
+        return Emitted(b"[]", stream=True)  # no document: empty, or comments only
+    stream = tree.is_stream(root)
+    out = bytearray(b"[" if stream else b"")
+    _append_documents(tree, out, bytearray(), first=True)
+    if stream:
+        out += b"]"
+    return Emitted(out, stream=stream)
+
+
+def _emit_pieces(data: bytes, piece: int) -> Emitted:
+    """`_emit_whole`'s documents, read a piece of at least `piece` bytes (ending before a `---` line) at a time."""
+    view = memoryview(data)
+    tree = ryml.Tree()
+    out = bytearray(b"[")
+    scratch = bytearray()
+    start, pieces, first, stream = 0, 0, True, True
+    while start < len(data):
+        end = _next_marker(data, start + piece)
+        tree.clear()
+        tree.clear_arena()
+        ryml.parse_in_arena(view[start:end], tree=tree)
+        pieces += 1
+        root = tree.root_id()
+        if tree.type(root) != ryml.NOTYPE:
+            if pieces == 1 and end == len(data) and not tree.is_stream(root):
+                stream = False  # one document without a `---`: emitted as itself
+                out.clear()
+            scratch, first = _append_documents(tree, out, scratch, first=first)
+        start = end
+    if first:
+        return Emitted(b"[]", stream=True)  # no document: empty, or comments only
+    if stream:
+        out += b"]"  # in place: `out + b"]"` copied the 71 MB of a fleet
+    return Emitted(out, stream=stream)
+
+
+def _has_document_end(data: bytes) -> bool:
+    """Whether a line starts with `...` (a document's end, after which a bare document may follow: such a text
+    is read whole). A find, not a regex: Python's engine tries an alternation at every offset (0.9 s here)."""
+    if data.startswith(b"...") and data[3:4] in b" \r\n":  # b"" (the text's end) is in any bytes
+        return True
+    pos = 0
+    while (i := data.find(b"\n...", pos)) >= 0:
+        if data[i + 4:i + 5] in b" \r\n":
+            return True
+        pos = i + 4
+    return False
+
+
+def _next_marker(data: bytes, pos: int) -> int:
+    """The offset of the first `---` line (a document's start) at or after `pos`, else the text's length."""
+    if pos >= len(data):
+        return len(data)
+    if data.startswith(b"---", pos) and data[pos - 1:pos] == b"\n" and data[pos + 3:pos + 4] in b" \r\n":
+        return pos
+    while (i := data.find(b"\n---", pos)) >= 0:
+        if data[i + 4:i + 5] in b" \r\n":  # `---x` is a scalar; bytes of nothing: the text's end
+            return i + 1
+        pos = i + 4
+    return len(data)
+
+
+def _append_documents(tree: Any, out: bytearray, scratch: bytearray, *, first: bool) -> tuple[bytearray, bool]:
+    """Append the tree's documents' JSON to `out`, comma-separated after the first; each document written in
+    flow style (no indentation: half the bytes, which every later pass reads). Returns the scratch buffer
+    (grown when a document needed more) and whether nothing was written yet."""
+    root = tree.root_id()
+    if tree.is_stream(root):
+        node, docs = tree.first_child(root), []
+        while node != ryml.NONE:
+            docs.append(node)
+            node = tree.next_sibling(node)
+    else:
+        docs = [root]
+    for doc in docs:
+        if tree.is_container(doc):
+            tree.set_container_style(doc, ryml.FLOW_SL)
+        # Written into the buffer as it is; one that is too short is told the length needed, grown, written again
+        # (a pass to measure every document first cost a tenth of a second on the fleet).
+        failed, length = ryml.emit_json_to_substr(tree, doc, scratch)
+        if failed:
+            scratch = bytearray(max(length, 2 * len(scratch), 1 << 16))
+            failed, length = ryml.emit_json_to_substr(tree, doc, scratch)
+            if failed:
+                raise _Declined  # not what the emitter should write
+        if not first:
+            out += b","
+        out += memoryview(scratch)[:length]
+        first = False
+    return scratch, first
 
 
 def documents(emitted: Emitted, plain: Callable[[str], Any]) -> list[Any] | None:
@@ -241,10 +344,18 @@ def _in_text(data: bytes, pos: int) -> bool:
     return False
 
 
-def _libyaml_accepts(data: bytes) -> bool:
+def _libyaml_accepts(data: bytes, shapes: bytes | None = None) -> bool:
     """Whether libyaml (the full loader's parser) parses the text without a syntax error: rapidyaml reads some
     malformed texts (a `]` starting a plain scalar, a line indented between a sequence entry's dash and its
-    content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB)."""
+    content) that libyaml refuses. Its events are counted in C, never built (~1 s per 100 MB); when the shape of
+    each document keeps libyaml's verdict, only the distinct shapes are parsed (a fleet's thousands of slices
+    have a few dozen). `shapes`: the text's `distinct_shapes`, when the caller has them."""
+    if not _shape_keeps_verdict(data):
+        return _libyaml_parses(data)
+    return _libyaml_parses(shapes if shapes is not None else distinct_shapes(data))
+
+
+def _libyaml_parses(data: bytes) -> bool:
     if _CParser is None:
         return False
     parser = _CParser(data)
@@ -255,6 +366,36 @@ def _libyaml_accepts(data: bytes) -> bool:
     finally:
         parser.dispose()
     return True
+
+
+# A document's shape: every letter and digit made `a`. libyaml's scanner treats them alike (names of anchors and
+# tags are alphanumeric) but in escapes (`\n`, `\x41`), block scalars' indentation digits, directives and a tag's
+# `%XX` (which must be UTF-8): a text with none of these has the verdict of its shape, and a stream is accepted
+# when each of its documents is (a `---` line ends any scalar or collection before it: a document's errors are its
+# own). The property tests compare this with a parse of the whole text.
+_SHAPE = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", b"a" * 62)
+_INDENTATION_DIGIT = re2.compile(rb"[|>][-+]?[0-9]")
+
+
+def _shape_keeps_verdict(data: bytes) -> bool:
+    """Whether the text has no escape, block scalar indentation digit, directive or `%` with a `!` (a tag's `%XX`
+    must be UTF-8, so its value counts): memchr first, most texts have none of these characters."""
+    if b"\\" in data or (b"%" in data and (b"!" in data or data.startswith(b"%") or b"\n%" in data)):
+        return False
+    return not ((b"|" in data or b">" in data) and _INDENTATION_DIGIT.search(data))
+
+
+def distinct_shapes(data: bytes) -> bytes:
+    """The distinct shapes of the text's documents (each from its `---` line to the next), in their order (the
+    first may be a bare document, which only the stream's start may hold). Every line of the text is in it with
+    its spaces and indicators: the depth guard's search for deep indentation reads it instead of the text."""
+    shapes: dict[bytes, None] = {}
+    start = 0
+    while start < len(data):
+        end = _next_marker(data, start + 1)
+        shapes[data[start:end].translate(_SHAPE)] = None
+        start = end
+    return b"".join(shapes)
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
