@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drasim.errors import InputError
-from drasim.sources.files import MAX_DEPTH, _balanced_depth, check_json_depth
+from drasim.sources.jsondepth import MAX_DEPTH, _balanced_depth, check_json_depth
 from drasim.sources.jsonkeys import compact_json
 from hypothesis_budget import examples
 

@@ -19,7 +19,7 @@ import msgspec
 
 from drasim import __version__
 from drasim.errors import InputError
-from drasim.sources.files import check_json_depth
+from drasim.sources.jsondepth import check_json_depth
 from drasim.sources.kubeauth import Credentials, decode_base64, read_credential_file, user_credentials
 from drasim.sources.kubeconfig import ClusterAccessError, KubeConfig, KubeTarget
 from drasim.sources.secrets import Secrets

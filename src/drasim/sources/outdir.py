@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from drasim.errors import InputError
 from drasim.sources.atomic import discard, file_mode, new_temp, temp_of
-from drasim.sources.files import check_json_depth
+from drasim.sources.jsondepth import check_json_depth
 from drasim.sources.reading import read_bounded
 
 __all__ = ["MARKER", "write_files"]
