@@ -224,14 +224,14 @@ def _load_yaml(data: bytes, *, source: str, budget: AliasBudget | None, keep_goi
     syntax: list[InputError] | None = [] if keep_going else None
     if cached is None:
         # ASCII bytes (most manifests) are their own UTF-8: their str is built only if the full loader reads them.
-        ascii_text = data.isascii()
-        emitted = _emit(None if ascii_text else decode_text(data, source=source), source, data)
+        text = None if data.isascii() else decode_text(data, source=source)
+        emitted = _emit(text, source, data)
         if emitted is not None and _typed_ready(emitted):
             if key is not None:
                 parsecache.store_json(key, emitted.json, stream=emitted.stream)
             return _decode_emitted(emitted, source, keep_going)
-        text = data.decode("ascii") if ascii_text else decode_text(data, source=source)
-        cached = _parse_kept(lambda: _parse_emitted(text, emitted, source=source, budget=budget, syntax_errors=syntax),
+        whole = data.decode("ascii") if text is None else text
+        cached = _parse_kept(lambda: _parse_emitted(whole, emitted, source=source, budget=budget, syntax_errors=syntax),
                              syntax_errors=syntax, key=key)
     result = _guard_depth(lambda: decode_documents(cached, source=source, keep_going=keep_going), source)
     result.errors += syntax or []

@@ -31,7 +31,7 @@ MIN_BYTES = 1 << 20  # smaller inputs parse in under 0.15 CPU-s: not worth a fil
 MAX_TOTAL_BYTES = 1 << 30  # oldest entries (by last use) go beyond this
 # The largest entry read back: twice the largest input (files.MAX_FILE_BYTES, 256 MiB); msgpack of parsed YAML
 # is no bigger than its text, so only a damaged or planted entry is refused (then the input is parsed).
-# rapidyaml's indented JSON may be bigger (1.8x for a fleet): larger JSON is not stored.
+# rapidyaml's JSON (flow style, about the text's size) may be bigger than msgpack: larger JSON is not stored.
 MAX_ENTRY_BYTES = 1 << 29
 FORMAT = 3
 # An entry's body after its checksum line: msgpack of the documents (an array: never these first bytes), or one

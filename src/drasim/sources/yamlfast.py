@@ -8,7 +8,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import re2
 import yaml
@@ -103,11 +103,9 @@ def emit(text: str | None, plain: Callable[[str], Any], non_printable: re.Patter
         return None
     if encoded is not None:
         data = encoded
-    elif text is None:
-        raise TypeError("emit: no text")
     else:
         try:
-            data = text.encode("utf-8")
+            data = cast(str, text).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (a caller's str, never a file's): the full loader refuses it
             return None
     if _unusual(data, plain) or not _libyaml_accepts(data, shapes):
@@ -147,16 +145,15 @@ def _emit_pieces(data: bytes, piece: int) -> Emitted:
     tree = ryml.Tree()
     out = bytearray(b"[")
     scratch = bytearray()
-    start, pieces, first, stream = 0, 0, True, True
+    start, first, stream = 0, True, True
     while start < len(data):
         end = _next_marker(data, start + piece)
         tree.clear()
         tree.clear_arena()
         ryml.parse_in_arena(view[start:end], tree=tree)
-        pieces += 1
         root = tree.root_id()
         if tree.type(root) != ryml.NOTYPE:
-            if pieces == 1 and end == len(data) and not tree.is_stream(root):
+            if start == 0 and end == len(data) and not tree.is_stream(root):
                 stream = False  # one document without a `---`: emitted as itself
                 out.clear()
             scratch, first = _append_documents(tree, out, scratch, first=first)
@@ -169,8 +166,9 @@ def _emit_pieces(data: bytes, piece: int) -> Emitted:
 
 
 def _has_document_end(data: bytes) -> bool:
-    """Whether a line starts with `...` (a document's end, after which a bare document may follow: such a text
-    is read whole). A find, not a regex: Python's engine tries an alternation at every offset (0.9 s here)."""
+    """Whether a line starts with `...` (a document's end: such a text is read whole, a precaution, since libyaml,
+    which checks the text first, refuses the bare document that could follow one). A find, not a regex: Python's
+    engine tries an alternation at every offset (0.9 s here)."""
     if data.startswith(b"...") and data[3:4] in b" \r\n":  # b"" (the text's end) is in any bytes
         return True
     pos = 0
