@@ -7,6 +7,7 @@ import pytest
 from cel_helpers import CLASS_GPU, CLASS_MIG, LISTS, NVIDIA, attr, device, nvidia_gpu, outcome, run
 
 from drasim.cel import CelEnvironment, CelRuntimeError, compile_selector, device_input
+from drasim.cel.device import Activation
 
 G = "device.attributes['gpu.nvidia.com']"
 C = "device.capacity['gpu.nvidia.com']"
@@ -172,3 +173,11 @@ def test_device_input_is_reusable_across_expressions_and_environments() -> None:
     assert compile_selector(CLASS_GPU, LISTS).evaluate(di) is True
     assert compile_selector(CLASS_GPU, CelEnvironment(stored=False)).evaluate(di) is True
     assert compile_selector(CLASS_GPU).evaluate(di) is True
+
+
+def test_a_fresh_activation_sets_every_slot() -> None:
+    # Activation copies DeviceInput's fields one by one (speed): a slot DeviceInput gains must be copied too.
+    act = Activation(device_input(NVIDIA, nvidia_gpu()))
+    slots = [name for cls in Activation.__mro__ for name in getattr(cls, "__slots__", ())]
+    assert "attrs" in slots and "vars" in slots
+    assert [name for name in slots if not hasattr(act, name)] == []

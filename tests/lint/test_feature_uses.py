@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from drasim.api import resource as r
 from drasim.api.quantity import quantity_dec_hook
-from drasim.lint.rules_features import feature_uses
+from drasim.lint.rules_features import _GATED_KINDS, feature_uses
 from hypothesis_budget import examples
 
 GATES = ("DRAPartitionableDevices", "DRAPartitionableDevicesType", "DRAOptionalNodeOperations", "DRADeviceTaints",
@@ -61,3 +61,25 @@ def test_wanted_uses_are_the_filtered_uses(slice_fields: list[str], devices: lis
     every = list(feature_uses(obj))
     assert list(feature_uses(obj, wanted.__contains__)) == [u for u in every if u[0] in wanted]
     assert {u[0] for u in every} <= set(GATES)
+
+
+_CLAIM_SPEC = {"devices": {"requests": [{"name": "r", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]}]}}
+# One object of each kind feature_uses looks into, each with a gated field.
+_OF_EACH_KIND: list[tuple[type, dict[str, Any]]] = [
+    (r.ResourceSlice, {"metadata": {"name": "s"}, "spec": {"driver": "d.example.com", "allNodes": True,
+                                                            "pool": {"name": "p", "resourceSliceCount": 1},
+                                                            "perDeviceNodeSelection": True}}),
+    (r.DeviceClass, {"metadata": {"name": "c"}, "spec": {"extendedResourceName": "example.com/gpu"}}),
+    (r.ResourceClaim, {"metadata": {"name": "c", "namespace": "ns"}, "spec": _CLAIM_SPEC}),
+    (r.ResourceClaimTemplate, {"metadata": {"name": "t", "namespace": "ns"}, "spec": {"spec": _CLAIM_SPEC}}),
+    (r.DeviceTaintRule, {"metadata": {"name": "t"},
+                         "spec": {"taint": {"key": "k", "effect": "NoSchedule"}}}),
+]
+
+
+def test_check_features_looks_into_every_kind_feature_uses_reads() -> None:
+    # check_features skips objects not of _GATED_KINDS: a kind feature_uses gains must be added there too.
+    for kind, doc in _OF_EACH_KIND:
+        obj = msgspec.convert({"kind": kind.KIND, **doc}, type=kind, dec_hook=quantity_dec_hook)
+        assert list(feature_uses(obj)), kind.KIND
+        assert isinstance(obj, _GATED_KINDS), kind.KIND

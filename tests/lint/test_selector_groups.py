@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from drasim.api import resource as r
 from drasim.api.quantity import quantity_dec_hook
 from drasim.lint import rules_cel
-from drasim.lint.base import LintContext
+from drasim.lint.base import DeviceView, LintContext
 from drasim.lint.rules_cel import SelectorPass, env_of, group_devices, selector_pass
 from drasim.lint.versions import LINT_VERSIONS, lint_features
 from hypothesis_budget import examples
@@ -127,3 +127,13 @@ def test_one_selector_is_evaluated_without_groups() -> None:
     ctx = LintContext.build(objs, "1.36", lint_features("1.36"))
     group_devices(ctx, env_of(ctx))
     assert [d.group for d in ctx.devices] == [None, None]
+
+
+def test_a_fresh_device_view_sets_every_slot() -> None:
+    # DeviceView sets DeviceInput's fields inline (speed): a slot DeviceInput gains must be set there too.
+    slc = _objects([(0, {"attributes": {"type": 0}, "memory": 0, "multi": False})], [])[0]
+    assert isinstance(slc, r.ResourceSlice)
+    view = DeviceView(slc, slc.spec.devices[0])
+    slots = [name for cls in DeviceView.__mro__ for name in getattr(cls, "__slots__", ())]
+    assert "attrs" in slots and "group" in slots
+    assert [name for name in slots if not hasattr(view, name)] == []

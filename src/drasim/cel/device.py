@@ -190,8 +190,7 @@ class DeviceInput:
     def content_key(self, reads: Sequence[Read], lists: bool) -> tuple[object, ...] | None:
         """Everything a program that reads only these entries (cel.reads) can see of the device: equal keys,
         equal outcomes. None when the device fails conversion (the error names an attribute of its own)."""
-        ok = self._ok_lists if lists else self._ok
-        if ok is not True and (ok is not None or self.check(lists) is not True):
+        if self.check(lists) is not True:
             return None
         driver = self.driver
         key: list[object] = [driver, self.device.allow_multiple_allocations is True]
@@ -248,6 +247,7 @@ class Activation(DeviceInput):
     __slots__ = ("cost", "limit", "vars")
 
     def __init__(self, di: DeviceInput, limit: int = RUNTIME_COST_LIMIT) -> None:
+        # DeviceInput's fields copied one by one, the maps shared (test_cel_device checks every slot is set).
         self.driver = di.driver
         self.device = di.device
         self.attrs = di.attrs

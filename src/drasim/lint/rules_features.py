@@ -110,7 +110,7 @@ def _claim_uses(spec: r.ResourceClaimSpec, prefix: str) -> Iterator[Use]:
                    "distinctAttribute (consumable capacity)")
 
 
-# The kinds feature_uses looks into (the same list as its branches).
+# The kinds feature_uses looks into (the same list as its branches; test_feature_uses holds them together).
 _GATED_KINDS = (r.ResourceSlice, r.DeviceClass, r.ResourceClaim, r.ResourceClaimTemplate, r.DeviceTaintRule)
 
 

@@ -39,9 +39,8 @@ def _written_refs(ctx: LintContext) -> dict[tuple[str, str, str], str]:
     """(kind, namespace, name) -> the object's ref as written (namespace omitted when the file omits it)."""
     out: dict[tuple[str, str, str], str] = {}
     for o in ctx.pods_and_workloads:
-        if isinstance(o, core.Pod | Workload):
-            meta = o.metadata
-            out.setdefault((o.KIND, meta.namespace or "default", meta.name), ref_of(o))
+        meta = o.metadata
+        out.setdefault((o.KIND, meta.namespace or "default", meta.name), ref_of(o))
     return out
 
 

@@ -139,13 +139,9 @@ def _capacity_miss(alt: r.ExactDeviceRequest | r.DeviceSubRequest, devices: Sequ
 
 def _request_entries(ctx: LintContext) -> Iterator[tuple[str, str, r.DeviceRequest]]:
     """(object, request path, request) of every claim and template."""
-    for o in ctx.claims_and_templates:
-        spec, prefix = ((o.spec, "spec") if isinstance(o, r.ResourceClaim) else
-                        (o.spec.spec, "spec.spec") if isinstance(o, r.ResourceClaimTemplate) else (None, ""))
-        if spec is None:
-            continue
+    for obj, spec, prefix in ctx.claim_specs():
         for i, req in enumerate(spec.devices.requests):
-            yield ref_of(o), f"{prefix}.devices.requests[{i}]", req
+            yield obj, f"{prefix}.devices.requests[{i}]", req
 
 
 def check_requests_match(ctx: LintContext) -> list[LintFinding]:
@@ -220,12 +216,7 @@ def check_constraints(ctx: LintContext) -> list[LintFinding]:
         return []
     done = selector_pass(ctx)
     out: list[LintFinding] = []
-    for o in ctx.claims_and_templates:
-        spec, prefix = ((o.spec, "spec") if isinstance(o, r.ResourceClaim) else
-                        (o.spec.spec, "spec.spec") if isinstance(o, r.ResourceClaimTemplate) else (None, ""))
-        if spec is None:
-            continue
-        obj = ref_of(o)
+    for obj, spec, prefix in ctx.claim_specs():
         for k, c in enumerate(spec.devices.constraints):
             for field, attribute in (("matchAttribute", c.match_attribute),
                                      ("distinctAttribute", getattr(c, "distinct_attribute", None))):

@@ -185,6 +185,9 @@ def admit(items: Iterable[Submitted], profile: ReleaseProfile, *,
     return out
 
 
+_CLAIM_KINDS = (r.ResourceClaim, r.ResourceClaimTemplate)
+
+
 def _admin_access(out: Admission) -> None:
     """Claims and templates asking for adminAccess in a namespace without the admin-access label."""
     claims = [(i, obj) for i, obj in enumerate(out.objects) if isinstance(obj, _CLAIM_KINDS)]
@@ -204,6 +207,3 @@ def _admin_access(out: Admission) -> None:
         out.objects = [out.objects[i] for i in keep]
         out.sources = [out.sources[i] for i in keep]
         out.written = [out.written[i] for i in keep]
-
-
-_CLAIM_KINDS = (r.ResourceClaim, r.ResourceClaimTemplate)

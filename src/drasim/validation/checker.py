@@ -61,7 +61,7 @@ def per_name(check: NameCheck) -> NameCheck:
             probe = _probe()
             check(probe, name, "")
             found = tuple(probe.findings)
-            assert not found or all(f.path == "" for f in found), check.__name__  # reports at its path only
+            assert all(f.path == "" for f in found), check.__name__  # reports at its path only
             if len(memo) < _MAX_NAMES:
                 memo[name] = found
         for f in found:
@@ -98,23 +98,22 @@ def valid_qualified_names(names: Collection[str]) -> bool:
     """Whether `Checker.qualified_name` finds nothing wrong with any of `names` (the attribute or capacity
     names of a device, a dict's keys will do). A name found valid is remembered: a fleet's devices repeat one
     set of names, checked then in one pass in C (hashing each device's tuple of names cost more)."""
-    return _VALID_QUALIFIED.issuperset(names) or _all_valid(names, _VALID_QUALIFIED, "qualified_name")
+    return _VALID_QUALIFIED.issuperset(names) or _all_valid(names, _VALID_QUALIFIED, Checker.qualified_name)
 
 
 def valid_dns_labels(names: Collection[str]) -> bool:
     """Whether `Checker.dns_label` finds nothing wrong with any of `names` (a slice's device names: a fleet's
     nodes repeat them), remembered as `valid_qualified_names` does."""
-    return _VALID_LABELS.issuperset(names) or _all_valid(names, _VALID_LABELS, "dns_label")
+    return _VALID_LABELS.issuperset(names) or _all_valid(names, _VALID_LABELS, Checker.dns_label)
 
 
-def _all_valid(names: Collection[str], valid: set[str], check: str) -> bool:
+def _all_valid(names: Collection[str], valid: set[str], check: NameCheck) -> bool:
     probe = _probe()
-    run = getattr(probe, check)
     for name in names:
         if name in valid:
             continue
         before = len(probe.findings)
-        run(name, "")
+        check(probe, name, "")
         if len(probe.findings) == before and len(valid) < _MAX_NAMES:
             valid.add(name)
     return not probe.findings

@@ -115,14 +115,16 @@ def _device_findings(current: list[r.ResourceSlice], counter_sets: dict[str, r.C
                 )
             seen_devices.setdefault(key, s.metadata.name)
             if features.partitionable_devices and not _declared(d, counter_sets):
-                _consumption_findings(s, i, d, counter_sets, pool_id, generation, findings)
+                _consumption_findings(ref, i, d, counter_sets, pool_id, generation, findings)
 
 
 def _counter_findings(s: r.ResourceSlice, counter_sets: dict[str, r.CounterSet], pool_id: str, generation: int,
                       findings: list[Finding]) -> None:
+    ref = ""  # named only once a device of the slice has a finding: most slices have none
     for i, d in enumerate(s.spec.devices):
         if d.consumes_counters and not _declared(d, counter_sets):
-            _consumption_findings(s, i, d, counter_sets, pool_id, generation, findings)
+            ref = ref or object_ref("ResourceSlice", s.metadata)
+            _consumption_findings(ref, i, d, counter_sets, pool_id, generation, findings)
 
 
 def _declared(d: r.Device, counter_sets: dict[str, r.CounterSet]) -> bool:
@@ -134,13 +136,12 @@ def _declared(d: r.Device, counter_sets: dict[str, r.CounterSet]) -> bool:
     return True
 
 
-def _consumption_findings(s: r.ResourceSlice, i: int, d: r.Device, counter_sets: dict[str, r.CounterSet],
+def _consumption_findings(ref: str, i: int, d: r.Device, counter_sets: dict[str, r.CounterSet],
                           pool_id: str, generation: int, findings: list[Finding]) -> None:
-    """Counter sets and counters one device consumes that no slice of its pool declares."""
+    """Counter sets and counters one device of the slice `ref` consumes that no slice of its pool declares."""
     for j, cc in enumerate(d.consumes_counters):
         counter_set = counter_sets.get(cc.counter_set)
         cpath = f"spec.devices[{i}].consumesCounters[{j}]"
-        ref = object_ref("ResourceSlice", s.metadata)
         if counter_set is None:
             findings.append(
                 Finding(

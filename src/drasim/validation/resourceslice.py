@@ -122,9 +122,11 @@ def _clean_devices(devices: Sequence[r.Device], features: ValidationFeatures) ->
             out.append(False)
             continue
         ok = valid_qualified_names(attributes) and valid_qualified_names(capacity)
-        for cap in capacity.values():
-            if cap.request_policy is not None:
-                ok = False
+        if ok:
+            for cap in capacity.values():
+                if cap.request_policy is not None:
+                    ok = False
+                    break
         out.append(ok)
     return out
 
