@@ -129,7 +129,7 @@ def _items_distinct(compact: bytes) -> bool | None:
             items, start = _items_decoder.decode(compact).items, compact.find(b'"items":[') + 9
             if start < 9:
                 return None
-    except msgspec.ValidationError:
+    except msgspec.DecodeError:  # not such a List (ValidationError), or no JSON at all (a ValueError only from 0.20)
         return None
     at, last = start, len(items) - 1
     if not items:
