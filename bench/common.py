@@ -101,20 +101,32 @@ class Process:
     stderr: str
 
 
+# Linux keeps the pre-exec memory's high-water mark in a child's ru_maxrss: a `drasim` forked from this
+# process, once it has grown (the in-process benches reach ~1 GB), would report this process's peak. A small
+# Python forked first starts `drasim` from its own small memory and reports the grandchild's usage alone.
+_MEASURE = ("import os, subprocess, sys\n"
+            "p = subprocess.Popen(sys.argv[2:])\n"
+            "_, status, u = os.wait4(p.pid, 0)\n"
+            "usage = f'{os.waitstatus_to_exitcode(status)} {u.ru_utime + u.ru_stime!r} {u.ru_maxrss}'\n"
+            "open(sys.argv[1], 'w').write(usage)\n")
+
+
 def run_drasim(*args: str, env: dict[str, str] | None = None, stdout: Any = subprocess.DEVNULL,
                check: bool = True) -> Process:
-    """Run one `drasim` process and measure it alone (`os.wait4`: this child's own usage, not the largest
-    child so far). With `check`, an exit code other than 0 or 1 is an error."""
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-m", "drasim.cli.main", *args], stdout=stdout, stderr=err,
-                                env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    """Run one `drasim` process and measure it alone (`os.wait4` in a small intermediate process: this
+    process's own usage and peak, see `_MEASURE`). With `check`, an exit code other than 0 or 1 is an error."""
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
+        measured = os.path.join(tmp, "usage")
+        subprocess.run([sys.executable, "-c", _MEASURE, measured, sys.executable, "-m", "drasim.cli.main", *args],
+                       stdout=stdout, stderr=err, env=env, check=True)
+        with open(measured) as f:
+            code_text, cpu_text, maxrss_text = f.read().split()
         err.seek(0)
         text = err.read().decode(errors="replace")
-    if check and proc.returncode not in (0, 1):
-        raise RuntimeError(f"drasim {' '.join(args)}: exit {proc.returncode}: {text[-600:]}")
-    return Process(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, text)
+    code = int(code_text)
+    if check and code not in (0, 1):
+        raise RuntimeError(f"drasim {' '.join(args)}: exit {code}: {text[-600:]}")
+    return Process(float(cpu_text), int(maxrss_text) / 1024, code, text)
 
 
 # Whole-process figures are the median of this many processes (the machine is shared: one run can be unlucky).
