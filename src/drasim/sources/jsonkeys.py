@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from drasim.api.decode import gc_paused
+from drasim.api.decode import _raw_array_decoder, gc_paused
 from drasim.errors import InputError
 
 __all__ = ["JSON_TOKEN", "check_json_duplicates", "compact_json", "duplicate_keys", "keys_twice", "minify"]
@@ -108,7 +108,6 @@ class _Items(msgspec.Struct):
 
 
 _items_decoder = msgspec.json.Decoder(_Items)
-_array_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _any_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 
@@ -122,7 +121,7 @@ def _items_distinct(compact: bytes) -> bool | None:
     numbers spelt otherwise) get the exact parse one by one; the text around the elements, once."""
     try:
         if compact[:1] == b"[":
-            items, start = _array_decoder.decode(compact), 1
+            items, start = _raw_array_decoder.decode(compact), 1
         else:
             # `"items":[` opens some key's array wherever it is found (no string holds a bare quote); which key's
             # does not matter: the elements are compared with the text found there.
